@@ -55,6 +55,16 @@ describe('SystemResolver against a real DNS server on loopback', () => {
     expect(Date.now() - started).toBeLessThan(1900);
   });
 
+  it('abandons queries in flight when cancelled', async () => {
+    dns.setA('stalled.example.com', '93.184.216.34').setSlow('stalled.example.com', 3000);
+    const patient = new SystemResolver({ servers: [dns.address], timeoutMs: 10000 });
+    const pending = patient.resolve('stalled.example.com');
+
+    patient.cancel();
+
+    await expect(pending).rejects.toMatchObject({ code: 'ECANCELLED' });
+  });
+
   it('answers IP literals itself without asking the DNS server', async () => {
     const before = dns.queries.length;
 

@@ -59,6 +59,11 @@ export class SystemResolver implements HostResolver, TxtResolver {
     return this.resolver.resolveTxt(name);
   }
 
+  /** Abandons every query in flight (they reject with ECANCELLED), e.g. at shutdown. */
+  cancel(): void {
+    this.resolver.cancel();
+  }
+
   /**
    * A missing record type is an empty answer; any other failure (timeout, SERVFAIL,
    * refused) fails the whole resolution so that a half-answered name is never used.
