@@ -1,0 +1,76 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import { ClsModule } from 'nestjs-cls';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import type { Request } from 'express';
+import { AppConfig } from './infra/config/app-config';
+import { ConfigModule } from './infra/config/config.module';
+import { CryptoModule } from './infra/crypto/crypto.module';
+import { DatabaseModule } from './infra/database/database.module';
+import { pinoOptions } from './infra/logging/logging';
+import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { AuthGuard } from './common/guards/auth.guard';
+import { AppThrottlerGuard } from './common/guards/app-throttler.guard';
+import { TenantContextInterceptor } from './common/interceptors/tenant-context.interceptor';
+import { AuthModule } from './modules/auth/auth.module';
+import { AuditModule } from './modules/audit/audit.module';
+import { HealthModule } from './modules/health/health.module';
+import { TenancyModule } from './modules/tenancy/tenancy.module';
+import { SeedModule } from './infra/database/seed/seed.module';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  /** Connection string of the request role (NOSUPERUSER NOBYPASSRLS). */
+  databaseAppUrl: string;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, databaseAppUrl }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({ pinoHttp: pinoOptions(config) }),
+        CryptoModule,
+        DatabaseModule.forRoot(databaseAppUrl),
+        ClsModule.forRoot({
+          global: true,
+          middleware: {
+            mount: true,
+            setup: (cls, req: Request & { id?: string }) => {
+              cls.set('requestId', req.id);
+              cls.set('ip', req.ip);
+            },
+          },
+          plugins: [
+            new ClsPluginTransactional({
+              imports: [DatabaseModule],
+              adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+            }),
+          ],
+        }),
+        ThrottlerModule.forRoot({
+          throttlers: [{ name: 'default', ttl: 60_000, limit: 1_000_000 }],
+          storage: config.redisUrl ? new ThrottlerStorageRedisService(config.redisUrl) : undefined,
+        }),
+        AuditModule,
+        AuthModule,
+        HealthModule,
+        TenancyModule,
+        SeedModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_GUARD, useClass: AppThrottlerGuard },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: TenantContextInterceptor },
+      ],
+    };
+  }
+}

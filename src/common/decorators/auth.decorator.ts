@@ -1,0 +1,43 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
+import type { Principal } from '../principal';
+
+export const AUTH_META = 'auth:meta';
+
+export interface AuthOptions {
+  /** Permission string(s) `resource:action` the caller must hold (all of them). */
+  permission?: string | string[];
+  /** The session must have satisfied MFA (own TOTP, or trusted IdP MFA). */
+  mfa?: boolean;
+  /** Only a partner-scope session may call. */
+  partnerScope?: boolean;
+  /** siteId inputs (query, body, params) must be inside the caller's allowed sites; services filter reads. */
+  siteScope?: boolean;
+  /**
+   * 'request' (default): the handler runs in one tenant-scoped transaction.
+   * 'none': the service opens its own transactions, because the route makes outbound network
+   * calls (IdP, DNS) that must never run while a transaction is held.
+   */
+  transaction?: 'request' | 'none';
+}
+
+export type AuthMeta =
+  | ({ kind: 'user' } & AuthOptions)
+  | { kind: 'public'; transaction?: 'request' | 'none' }
+  | { kind: 'agent'; transaction?: 'request' | 'none' };
+
+/** The one decorator that states who may call a route. A route without one is denied. */
+export const Auth = (options: AuthOptions = {}) =>
+  applyDecorators(SetMetadata(AUTH_META, { kind: 'user', ...options } satisfies AuthMeta), ApiBearerAuth('bearer'), ApiSecurity('apiKey'));
+
+/** No authentication. Public routes read across tenants only through withSystemContext. */
+export const Public = (options: { transaction?: 'request' | 'none' } = {}) =>
+  SetMetadata(AUTH_META, { kind: 'public', ...options } satisfies AuthMeta);
+
+/** Agent bearer token bound to the device whose agent id is the :id path parameter. */
+export const AgentAuth = (options: { transaction?: 'request' | 'none' } = {}) =>
+  applyDecorators(SetMetadata(AUTH_META, { kind: 'agent', ...options } satisfies AuthMeta), ApiBearerAuth('agent'));
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  return ctx.switchToHttp().getRequest().principal;
+});

@@ -1,0 +1,15 @@
+/** OpenAPI schema of the one error body every route returns (CONTRACT.md §1). */
+export const ERROR_BODY_SCHEMA = {
+  type: 'object',
+  required: ['success', 'statusCode', 'code', 'error', 'requestId'],
+  properties: {
+    success: { type: 'boolean', enum: [false] },
+    statusCode: { type: 'integer', example: 409 },
+    code: { type: 'string', example: 'race_lost', description: 'Stable snake_case machine code' },
+    error: { type: 'string', example: 'Elevation request already being actuated' },
+    requestId: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    retryAfter: { type: 'integer', description: 'Seconds, on 429' },
+  },
+  additionalProperties: true,
+};

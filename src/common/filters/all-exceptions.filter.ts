@@ -1,0 +1,80 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { AppException } from '../errors/app.exception';
+
+interface ErrorBody {
+  success: false;
+  statusCode: number;
+  code: string;
+  error: string;
+  requestId: string;
+  [extra: string]: unknown;
+}
+
+const DEFAULT_CODES: Record<number, [string, string]> = {
+  400: ['bad_request', 'The request is invalid'],
+  401: ['unauthenticated', 'Authentication required'],
+  403: ['forbidden', 'You do not have permission to do this'],
+  404: ['not_found', 'Resource not found'],
+  405: ['method_not_allowed', 'Method not allowed'],
+  409: ['conflict', 'The request conflicts with the current state'],
+  413: ['payload_too_large', 'Request body is too large'],
+  415: ['unsupported_media_type', 'Unsupported content type'],
+  429: ['rate_limited', 'Too many requests, slow down'],
+};
+
+/** Produces the error body of CONTRACT.md §1 for every failure, whatever threw it. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request & { id?: string }>();
+    const res = ctx.getResponse<Response>();
+    const requestId = String(req?.id ?? res.getHeader('x-request-id') ?? '');
+    const body = this.toBody(exception, requestId, req);
+    if (body.statusCode === 429) {
+      const retry = Number(body.retryAfter ?? 60);
+      body.retryAfter = retry;
+      res.setHeader('Retry-After', String(retry));
+    }
+    if (res.headersSent) return;
+    res.status(body.statusCode).json(body);
+  }
+
+  private toBody(exception: unknown, requestId: string, req: Request): ErrorBody {
+    if (exception instanceof AppException) {
+      return { success: false, statusCode: exception.getStatus(), code: exception.code, error: exception.message, requestId, ...exception.extra };
+    }
+    if (exception instanceof ThrottlerException) {
+      const retryAfter = Number((req?.res?.getHeader('retry-after') as string) ?? 60) || 60;
+      return { success: false, statusCode: 429, code: 'rate_limited', error: 'Too many requests, slow down', requestId, retryAfter };
+    }
+    // body-parser failures arrive as plain errors with a status and a type
+    const bp = exception as { type?: string; status?: number; statusCode?: number };
+    if (bp && typeof bp === 'object' && typeof bp.type === 'string' && (bp.status ?? bp.statusCode)) {
+      if (bp.type === 'entity.parse.failed') return this.plain(400, 'invalid_json', 'Malformed JSON body', requestId);
+      if (bp.type === 'entity.too.large') return this.plain(413, 'payload_too_large', 'Request body is too large', requestId);
+      if (bp.type === 'encoding.unsupported' || bp.type === 'charset.unsupported') {
+        return this.plain(415, 'unsupported_media_type', 'Unsupported body encoding', requestId);
+      }
+      const status = (bp.status ?? bp.statusCode) as number;
+      if (status >= 400 && status < 500) return this.plain(status, DEFAULT_CODES[status]?.[0] ?? 'bad_request', DEFAULT_CODES[status]?.[1] ?? 'Bad request', requestId);
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status < 500) {
+        const [code, message] = DEFAULT_CODES[status] ?? ['error', exception.message];
+        return this.plain(status, code, status === 404 ? 'Resource not found' : message, requestId);
+      }
+    }
+    this.logger.error({ requestId, err: exception }, 'Unhandled error');
+    return this.plain(HttpStatus.INTERNAL_SERVER_ERROR, 'internal_error', 'Internal server error', requestId);
+  }
+
+  private plain(statusCode: number, code: string, error: string, requestId: string): ErrorBody {
+    return { success: false, statusCode, code, error, requestId };
+  }
+}

@@ -1,0 +1,7 @@
+import { Foundation1763700000000 } from './1763700000000-foundation';
+
+/**
+ * Every migration, in order. Listed explicitly (not globbed) so the same list runs under
+ * ts-jest, ts-node and the compiled build. Append new migrations at the end.
+ */
+export const migrations = [Foundation1763700000000];

@@ -1,0 +1,37 @@
+import { Type } from 'class-transformer';
+import { IsDateString, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+
+export class ListAuditLogsQueryDto {
+  /** Exact action, or a prefix ending in `*` (e.g. `sso.provider.*`). */
+  @IsOptional() @IsString() @MaxLength(100) action?: string;
+  @IsOptional() @IsUUID() actorId?: string;
+  @IsOptional() @IsIn(['user', 'api_key', 'agent', 'system']) actorType?: string;
+  @IsOptional() @IsString() @MaxLength(64) resourceType?: string;
+  @IsOptional() @IsString() @MaxLength(64) resourceId?: string;
+  @IsOptional() @IsUUID() orgId?: string;
+  @IsOptional() @IsDateString() from?: string;
+  @IsOptional() @IsDateString() to?: string;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) page?: number = 1;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number = 50;
+}
+
+export class AuditLogDto {
+  id: string;
+  orgId: string | null;
+  partnerId: string | null;
+  actorType: string;
+  actorId: string | null;
+  action: string;
+  resourceType: string | null;
+  resourceId: string | null;
+  details: Record<string, unknown>;
+  ip: string | null;
+  requestId: string | null;
+  createdAt: string;
+}
+
+export class AuditLogListDto {
+  success: true;
+  auditLogs: AuditLogDto[];
+  pagination: { page: number; limit: number; total: number };
+}

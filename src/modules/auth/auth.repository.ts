@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../infra/database/db.service';
+
+export interface UserAuthRow {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  status: string;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+}
+
+export interface LoginScope {
+  scope: 'organization' | 'partner';
+  org_id: string | null;
+  partner_id: string | null;
+}
+
+/** Auth tables. Callers run these in system context (login, refresh) or the user's own context. */
+@Injectable()
+export class AuthRepository {
+  constructor(private readonly db: Db) {}
+
+  userByEmail(email: string): Promise<UserAuthRow | null> {
+    return this.db.one<UserAuthRow>(
+      `SELECT id, email, name, password_hash, status, totp_secret, totp_pending_secret FROM users WHERE lower(email) = lower($1)`,
+      [email],
+    );
+  }
+
+  userById(id: string): Promise<UserAuthRow | null> {
+    return this.db.one<UserAuthRow>(
+      `SELECT id, email, name, password_hash, status, totp_secret, totp_pending_secret FROM users WHERE id = $1`,
+      [id],
+    );
+  }
+
+  /** Partner technicians sign in to their partner; others to their oldest organization membership. */
+  loginScope(userId: string): Promise<LoginScope | null> {
+    return this.db.one<LoginScope>(
+      `SELECT * FROM (
+         SELECT 'partner' AS scope, NULL::uuid AS org_id, pm.partner_id, 0 AS rank, pm.created_at
+           FROM partner_memberships pm JOIN partners p ON p.id = pm.partner_id AND p.status = 'active'
+          WHERE pm.user_id = $1
+         UNION ALL
+         SELECT 'organization', m.org_id, NULL::uuid, 1, m.created_at
+           FROM organization_memberships m JOIN organizations o ON o.id = m.org_id AND o.status = 'active'
+          WHERE m.user_id = $1
+       ) s ORDER BY rank, created_at LIMIT 1`,
+      [userId],
+    );
+  }
+
+  async createSession(s: {
+    userId: string;
+    scope: string;
+    orgId: string | null;
+    partnerId: string | null;
+    mfa: boolean;
+    authMethod: 'password' | 'sso';
+    ssoProviderId?: string | null;
+    ttlSeconds: number;
+  }): Promise<string> {
+    const row = await this.db.one<{ id: string }>(
+      `INSERT INTO sessions (user_id, scope, org_id, partner_id, mfa, auth_method, sso_provider_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING id`,
+      [s.userId, s.scope, s.orgId, s.partnerId, s.mfa, s.authMethod, s.ssoProviderId ?? null, s.ttlSeconds],
+    );
+    return row!.id;
+  }
+
+  async insertRefreshToken(sessionId: string, userId: string, hash: string, ttlSeconds: number): Promise<void> {
+    await this.db.exec(
+      `INSERT INTO refresh_tokens (session_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+      [sessionId, userId, hash, ttlSeconds],
+    );
+  }
+
+  /** Atomically marks a refresh token used. Null when it was unknown, used or expired. */
+  consumeRefreshToken(hash: string): Promise<{ session_id: string; user_id: string } | null> {
+    return this.db.one(
+      `UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
+       RETURNING session_id, user_id`,
+      [hash],
+    );
+  }
+
+  refreshTokenFamily(hash: string): Promise<{ session_id: string; used_at: Date | null } | null> {
+    return this.db.one(`SELECT session_id, used_at FROM refresh_tokens WHERE token_hash = $1`, [hash]);
+  }
+
+  session(id: string): Promise<{ id: string; user_id: string; scope: string; org_id: string | null; partner_id: string | null; mfa: boolean } | null> {
+    return this.db.one(
+      `SELECT s.id, s.user_id, s.scope, s.org_id, s.partner_id, s.mfa FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
+        WHERE s.id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+      [id],
+    );
+  }
+
+  async revokeSession(id: string, reason: string): Promise<void> {
+    await this.db.exec(`UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, reason]);
+  }
+
+  async revokeUserSessions(userId: string, reason: string, exceptSessionId: string | null = null): Promise<void> {
+    await this.db.exec(
+      `UPDATE sessions SET revoked_at = now(), revoked_reason = $2 WHERE user_id = $1 AND revoked_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [userId, reason, exceptSessionId],
+    );
+  }
+
+  async markSessionMfa(id: string): Promise<void> {
+    await this.db.exec(`UPDATE sessions SET mfa = true WHERE id = $1`, [id]);
+  }
+
+  /** Records the TOTP step as used; false when that step (or a later one) was already used. */
+  async claimTotpStep(userId: string, step: number): Promise<boolean> {
+    return (await this.db.exec(
+      `UPDATE users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2)`,
+      [userId, step],
+    )) === 1;
+  }
+
+  async setPendingTotp(userId: string, sealed: string): Promise<void> {
+    await this.db.exec(`UPDATE users SET totp_pending_secret = $2, updated_at = now() WHERE id = $1`, [userId, sealed]);
+  }
+
+  async activateTotp(userId: string, sealed: string): Promise<void> {
+    await this.db.exec(`UPDATE users SET totp_secret = $2, totp_pending_secret = NULL, updated_at = now() WHERE id = $1`, [userId, sealed]);
+  }
+
+  async setPassword(userId: string, hash: string): Promise<void> {
+    await this.db.exec(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [userId, hash]);
+  }
+
+  async insertResetToken(userId: string, hash: string, ttlSeconds: number): Promise<void> {
+    await this.db.exec(
+      `INSERT INTO password_reset_tokens (user_id, token_hash, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
+      [userId, hash, ttlSeconds],
+    );
+  }
+
+  consumeResetToken(hash: string): Promise<{ user_id: string } | null> {
+    return this.db.one(
+      `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+      [hash],
+    );
+  }
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { randomToken, tokenHash } from '../../infra/crypto/secret-box.service';
+import { AuthRepository } from './auth.repository';
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TokenService } from './token.service';
+import type { TokenPairDto } from './dto/auth.dto';
+
+export interface NewSession {
+  userId: string;
+  scope: 'organization' | 'partner';
+  orgId: string | null;
+  partnerId: string | null;
+  mfa: boolean;
+  authMethod: 'password' | 'sso';
+  ssoProviderId?: string | null;
+}
+
+/**
+ * Sessions and their token pairs. Must run inside a transaction (the caller's), so a session is
+ * written together with whatever else the sign-in records.
+ */
+@Injectable()
+export class SessionService {
+  constructor(
+    private readonly repo: AuthRepository,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async open(s: NewSession): Promise<TokenPairDto> {
+    const sessionId = await this.repo.createSession({ ...s, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
+    return this.pair(sessionId, s);
+  }
+
+  async pair(sessionId: string, s: Pick<NewSession, 'userId' | 'scope' | 'orgId' | 'partnerId' | 'mfa'>): Promise<TokenPairDto> {
+    const refreshToken = `rt_${randomToken(32)}`;
+    await this.repo.insertRefreshToken(sessionId, s.userId, tokenHash(refreshToken), REFRESH_TOKEN_TTL_SECONDS);
+    const accessToken = await this.tokens.signAccess({ sub: s.userId, sid: sessionId, scope: s.scope, orgId: s.orgId, partnerId: s.partnerId, mfa: s.mfa });
+    return { accessToken, refreshToken, expiresInSeconds: ACCESS_TOKEN_TTL_SECONDS };
+  }
+}

@@ -1,0 +1,65 @@
+import type { Server } from 'node:http';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import { createApp } from '../../src/bootstrap';
+import { loadConfig, AppConfig } from '../../src/infra/config/app-config';
+import { SeedService } from '../../src/infra/database/seed/seed.service';
+import { TenantTransaction } from '../../src/infra/database/tenant-transaction.service';
+import { SessionService } from '../../src/modules/auth/session.service';
+import { AuthRepository } from '../../src/modules/auth/auth.repository';
+import type { Fixture, FixtureIds } from '../../src/infra/database/seed/fixture.types';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: Server;
+  config: AppConfig;
+  /** Base URL when started with listen: true. */
+  baseUrl: string;
+  seed(f: Fixture): Promise<FixtureIds>;
+  /** Mints a session for a seeded user without the password step (fast, and no TOTP step reuse). */
+  token(userId: string, opts?: { mfa?: boolean }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The full application, configured exactly as main.ts does, on the test run's database. */
+export async function startTestApp(env: Record<string, string | undefined> = {}, opts: { listen?: boolean } = {}): Promise<TestApp> {
+  const config = loadConfig({ ...process.env, ...env });
+  const app = await createApp(config, process.env.DATABASE_APP_URL as string, { logs: false });
+  let baseUrl = '';
+  if (opts.listen) {
+    await app.listen(0, '127.0.0.1');
+    const addr = app.getHttpServer().address() as { port: number };
+    baseUrl = `http://127.0.0.1:${addr.port}`;
+  } else {
+    await app.init();
+  }
+  return {
+    app,
+    http: app.getHttpServer(),
+    config,
+    baseUrl,
+    seed: (f) => app.get(SeedService).load(f),
+    token: async (userId, o = {}) => {
+      const tx = app.get(TenantTransaction);
+      const repo = app.get(AuthRepository);
+      const pair = await tx.withSystemContext('tests mint sessions for seeded users', async () => {
+        const scope = await repo.loginScope(userId);
+        if (!scope) throw new Error(`User ${userId} has no membership`);
+        return app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' });
+      });
+      return pair.accessToken;
+    },
+    close: () => app.close(),
+  };
+}
+
+/** A superuser (owner) connection, for asserting what is really stored. */
+export async function ownerQuery<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
