@@ -6,36 +6,12 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
+import { ScriptedResolver } from '../../../../test/support/dns/scripted-resolver';
 import { TestDnsServer } from '../../../../test/support/dns/test-dns-server';
 import { SafeFetchError } from './net.errors';
-import { HostResolver, ResolvedAddress } from './resolver.types';
+import { HostResolver } from './resolver.types';
 import { SafeHttpClient, SafeHttpClientOptions } from './safe-fetch.service';
 import { SystemResolver } from './system-resolver.service';
-
-/** Answers from a fixed table, or from a queue of answers per name, and counts every call. */
-class ScriptedResolver implements HostResolver {
-  readonly calls: string[] = [];
-  private readonly answers = new Map<string, (ResolvedAddress[] | Error)[]>();
-
-  answer(host: string, ...answers: (string[] | Error)[]): this {
-    this.answers.set(
-      host,
-      answers.map((a) =>
-        a instanceof Error ? a : a.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }) as ResolvedAddress),
-      ),
-    );
-    return this;
-  }
-
-  async resolve(host: string): Promise<ResolvedAddress[]> {
-    this.calls.push(host);
-    const queue = this.answers.get(host);
-    if (!queue || queue.length === 0) throw Object.assign(new Error(`no answer for ${host}`), { code: 'ENOTFOUND' });
-    const next = queue.length > 1 ? queue.shift()! : queue[0];
-    if (next instanceof Error) throw next;
-    return next;
-  }
-}
 
 interface SeenRequest {
   method: string;
