@@ -163,12 +163,14 @@ export class TestSamlIdp {
 
   /** Answers a parsed AuthnRequest: InResponseTo, ACS URL and audience come from the request. */
   buildResponseFor(request: ParsedAuthnRequest, options: BuildResponseOptions): string {
+    const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
     return this.buildResponse({
       inResponseTo: request.id,
       acsUrl: request.acsUrl ?? undefined,
       spEntityId: request.issuer ?? undefined,
       nameIdFormat: request.nameIdFormat ?? undefined,
-      ...options,
+      ...given,
+      nameId: options.nameId,
     });
   }
 
