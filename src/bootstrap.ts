@@ -37,7 +37,7 @@ export async function createApp(config: AppConfig, appUrl: string, opts: { logs?
     logger: opts.logs === false ? false : undefined,
     bodyParser: false,
   });
-  configureApp(app, opts);
+  await configureApp(app, opts);
   await assertRequestRoleIsRestricted((sql) => app.get(DataSource).query(sql));
   return app;
 }

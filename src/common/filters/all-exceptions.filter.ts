@@ -52,17 +52,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const retryAfter = Number((req?.res?.getHeader('retry-after') as string) ?? 60) || 60;
       return { success: false, statusCode: 429, code: 'rate_limited', error: 'Too many requests, slow down', requestId, retryAfter };
     }
-    // body-parser failures arrive as plain errors with a status and a type
-    const bp = exception as { type?: string; status?: number; statusCode?: number };
-    if (bp && typeof bp === 'object' && typeof bp.type === 'string' && (bp.status ?? bp.statusCode)) {
-      if (bp.type === 'entity.parse.failed') return this.plain(400, 'invalid_json', 'Malformed JSON body', requestId);
-      if (bp.type === 'entity.too.large') return this.plain(413, 'payload_too_large', 'Request body is too large', requestId);
-      if (bp.type === 'encoding.unsupported' || bp.type === 'charset.unsupported') {
-        return this.plain(415, 'unsupported_media_type', 'Unsupported body encoding', requestId);
-      }
-      const status = (bp.status ?? bp.statusCode) as number;
-      if (status >= 400 && status < 500) return this.plain(status, DEFAULT_CODES[status]?.[0] ?? 'bad_request', DEFAULT_CODES[status]?.[1] ?? 'Bad request', requestId);
-    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status < 500) {
