@@ -11,10 +11,6 @@ export class PasswordLoginPolicy {
   constructor(private readonly db: Db) {}
 
   async isSsoEnforced(userId: string): Promise<boolean> {
-    const exists = await this.db.one<{ enforced: boolean }>(
-      `SELECT to_regclass('public.sso_providers') IS NOT NULL AS enforced`,
-    );
-    if (!exists?.enforced) return false;
     const row = await this.db.one<{ enforced: boolean }>(
       `SELECT EXISTS (
          SELECT 1 FROM sso_providers p JOIN organization_memberships m ON m.org_id = p.org_id

@@ -1,7 +1,8 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
+import { SsoProviders1763700200000 } from './1763700200000-sso-providers';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so the same list runs under
  * ts-jest, ts-node and the compiled build. Append new migrations at the end.
  */
-export const migrations = [Foundation1763700000000];
+export const migrations = [Foundation1763700000000, SsoProviders1763700200000];
