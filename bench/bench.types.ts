@@ -1,0 +1,35 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Fixture, FixtureIds } from '../src/infra/database/seed/fixture.types';
+
+export interface BenchContext {
+  /** Base URL of the service instance under test (a separate process). */
+  baseUrl: string;
+  /** In-process application on the same database, for seeding and direct service calls. */
+  app: NestExpressApplication;
+  seed(f: Fixture): Promise<FixtureIds>;
+  token(userId: string, opts?: { mfa?: boolean }): Promise<string>;
+  ownerQuery<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  durationSeconds: number;
+}
+
+/** A load test: autocannon requests against the service, compared with the bare insert baseline. */
+export interface HttpLoad {
+  kind: 'http';
+  connections: number;
+  requests: { method: 'GET' | 'POST' | 'PUT' | 'PATCH'; path: string; headers?: Record<string, string>; body?: string }[];
+  /** Which baseline row to show the ratio against (default: the bare insert baseline). */
+  compareWith?: string;
+}
+
+/** A measurement that is not an HTTP load (engine evaluation, a preview query, an import). */
+export interface CustomResult {
+  kind: 'custom';
+  rows: { scenario: string; value: number; unit: string; target?: string; baseline?: { value: number; label: string } }[];
+}
+
+export interface Scenario {
+  name: string;
+  /** Lower runs first. */
+  order?: number;
+  prepare(ctx: BenchContext): Promise<HttpLoad | CustomResult>;
+}

@@ -1,0 +1,190 @@
+import { fork, ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { createApp, prepareDatabase } from '../src/bootstrap';
+import { loadConfig } from '../src/infra/config/app-config';
+import { freePort } from '../src/infra/database/embedded-postgres';
+import { SeedService } from '../src/infra/database/seed/seed.service';
+import { TenantTransaction } from '../src/infra/database/tenant-transaction.service';
+import { AuthRepository } from '../src/modules/auth/auth.repository';
+import { SessionService } from '../src/modules/auth/session.service';
+import type { BenchContext, CustomResult, HttpLoad, Scenario } from './bench.types';
+
+/**
+ * `npm run bench`: a fresh database, a freshly started service instance (its own process), the
+ * bare insert baseline measured in the same run, then every scenario file under bench/.
+ * Prints one table. BENCH_DURATION (seconds per load, default 10) and BENCH_FILTER (substring of
+ * scenario names) tune a run.
+ */
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const FILTER = process.env.BENCH_FILTER ?? '';
+const SECRETS = { SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'), JWT_SECRET: randomBytes(32).toString('hex') };
+
+interface Row {
+  scenario: string;
+  reqPerSec?: number;
+  p50?: number;
+  p99?: number;
+  rssMb?: number;
+  value?: string;
+  ratio?: string;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? /VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+function startChild(script: string, env: Record<string, string>, readyUrl?: string): Promise<ChildProcess> {
+  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((res, rej) => {
+    child.once('exit', (code) => rej(new Error(`${script} exited with ${code}`)));
+    if (!readyUrl) {
+      child.once('message', () => res(child));
+      return;
+    }
+    const poll = async () => {
+      try {
+        if ((await fetch(readyUrl)).ok) return res(child);
+      } catch {
+        /* not up yet */
+      }
+      setTimeout(poll, 200);
+    };
+    void poll();
+  });
+}
+
+async function load(url: string, l: HttpLoad, pid: number, name: string): Promise<Row> {
+  const result = await autocannon({
+    url,
+    connections: l.connections,
+    duration: DURATION,
+    requests: l.requests.map((r) => ({ method: r.method, path: r.path, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body })),
+  });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  if (bad > 0) console.warn(`  ! ${name}: ${bad} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  return { scenario: name, reqPerSec: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, rssMb: rssMb(pid) };
+}
+
+function scenarioFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) return scenarioFiles(p);
+    return f.endsWith('.bench.js') ? [p] : [];
+  });
+}
+
+async function main(): Promise<void> {
+  const base = loadConfig({ ...process.env, ...SECRETS, NODE_ENV: 'production', DATABASE_URL: process.env.DATABASE_URL ?? '' });
+  const dbName = `rmm_bench_${Date.now()}`;
+  let embeddedStop: (() => Promise<void>) | null = null;
+  let ownerUrl: string;
+  if (base.databaseUrl) {
+    const u = new URL(base.databaseUrl);
+    u.pathname = `/${dbName}`;
+    ownerUrl = u.toString();
+  } else {
+    const dev = await prepareDatabase({ ...base, isProduction: false, databaseUrl: undefined, dataDir: resolve('.data/bench') });
+    embeddedStop = () => dev.embedded!.stop();
+    const u = new URL(dev.ownerUrl);
+    u.pathname = `/${dbName}`;
+    ownerUrl = u.toString();
+  }
+  const config = { ...base, databaseUrl: ownerUrl, logLevel: 'warn' };
+  const db = await prepareDatabase(config);
+  const owner = new Client({ connectionString: ownerUrl });
+  await owner.connect();
+  await owner.query('CREATE TABLE bench_baseline (id bigserial PRIMARY KEY, payload text, created_at timestamptz DEFAULT now())');
+  await owner.query('GRANT SELECT, INSERT ON bench_baseline TO app_user; GRANT USAGE ON SEQUENCE bench_baseline_id_seq TO app_user');
+
+  const app = await createApp(config, db.appUrl, { logs: false });
+  await app.init();
+  const ctx: BenchContext = {
+    baseUrl: '',
+    app,
+    durationSeconds: DURATION,
+    seed: (f) => app.get(SeedService).load(f),
+    token: async (userId, o = {}) => {
+      const pair = await app.get(TenantTransaction).withSystemContext('benchmarks mint sessions', async () => {
+        const scope = await app.get(AuthRepository).loginScope(userId);
+        if (!scope) throw new Error('user has no membership');
+        return app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' });
+      });
+      return pair.accessToken;
+    },
+    ownerQuery: async <T>(sql: string, params: unknown[] = []) => (await owner.query(sql, params)).rows as T[],
+  };
+
+  const rows: Row[] = [];
+  const basePort = await freePort();
+  const baseline = await startChild(join(__dirname, 'baseline-server.js'), { PORT: String(basePort), BASELINE_DATABASE_URL: db.appUrl });
+  const baselineRow = await load(`http://127.0.0.1:${basePort}`, { kind: 'http', connections: 50, requests: [{ method: 'POST', path: '/', body: '{"x":1}' }] }, baseline.pid!, 'baseline: node:http + pg, one transactional INSERT (50 conn)');
+  baselineRow.ratio = '1.00';
+  rows.push(baselineRow);
+  baseline.kill();
+
+  const port = await freePort();
+  const server = await startChild(
+    join(__dirname, '..', 'src', 'main.js'),
+    { ...SECRETS, NODE_ENV: 'production', DATABASE_URL: ownerUrl, DATABASE_APP_URL: db.appUrl, PORT: String(port), LOG_LEVEL: 'warn', PAM_ACTUATOR_ENABLED: 'true', START_JOBS: 'false' },
+    `http://127.0.0.1:${port}/api/v1/health`,
+  );
+  ctx.baseUrl = `http://127.0.0.1:${port}`;
+
+  const scenarios: Scenario[] = [];
+  for (const file of scenarioFiles(__dirname)) {
+    const mod = (await import(file)) as { scenario?: Scenario; scenarios?: Scenario[] };
+    scenarios.push(...(mod.scenarios ?? (mod.scenario ? [mod.scenario] : [])));
+  }
+  scenarios.sort((a, b) => (a.order ?? 100) - (b.order ?? 100));
+  for (const s of scenarios.filter((x) => x.name.includes(FILTER))) {
+    process.stderr.write(`• ${s.name}\n`);
+    try {
+      const plan = await s.prepare(ctx);
+      if (plan.kind === 'http') {
+        const row = await load(ctx.baseUrl, plan, server.pid!, s.name);
+        row.ratio = (row.reqPerSec! / baselineRow.reqPerSec!).toFixed(2);
+        rows.push(row);
+      } else {
+        for (const r of (plan as CustomResult).rows) {
+          rows.push({
+            scenario: r.scenario,
+            value: `${r.value} ${r.unit}${r.target ? ` (target ${r.target})` : ''}`,
+            ratio: r.baseline ? `${(r.value / r.baseline.value).toFixed(2)} × ${r.baseline.label}` : '',
+          });
+        }
+      }
+    } catch (err) {
+      rows.push({ scenario: s.name, value: `FAILED: ${(err as Error).message}` });
+    }
+  }
+  server.kill();
+  await app.close();
+  await owner.end();
+  const drop = new Client({ connectionString: ownerUrl.replace(`/${dbName}`, '/postgres') });
+  await drop.connect();
+  await drop.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await drop.end();
+  await embeddedStop?.();
+
+  const cores = cpus().length;
+  console.log(`\nBenchmarks (${cores} cores, ${DURATION}s per load, ${new Date().toISOString()})\n`);
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'value', 'ratio to baseline'];
+  const table = rows.map((r) => [r.scenario, r.reqPerSec ?? '', r.p50 ?? '', r.p99 ?? '', r.rssMb ?? '', r.value ?? '', r.ratio ?? ''].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
+  console.log(line(header));
+  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  table.forEach((t) => console.log(line(t)));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
