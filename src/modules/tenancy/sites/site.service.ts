@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { canAccessSite, Principal } from '../../../common/principal';
+import { AuditService } from '../../audit/audit.service';
+import type { SuccessDto } from '../shared/pagination.dto';
+import { mapViolations } from '../shared/pg-error.util';
+import { requireOrg, requireSite, targetOrg } from '../shared/tenant-access.util';
+import { TenancyErrors } from '../tenancy.errors';
+import type { CreateSiteDto, ListSitesQueryDto, SiteDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './site.dto';
+import { SiteRepository, SiteRow } from './site.repository';
+
+export function toSiteDto(r: SiteRow): SiteDto {
+  return { id: r.id, orgId: r.org_id, name: r.name, timezone: r.timezone, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() };
+}
+
+/**
+ * Sites of the caller's organizations. Row-level security hides other tenants (their ids are
+ * not found); a site-restricted caller reads only their sites and may write no other.
+ */
+@Injectable()
+export class SiteService {
+  constructor(
+    private readonly repo: SiteRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async list(principal: Principal, q: ListSitesQueryDto): Promise<SiteListDto> {
+    if (q.orgId) requireOrg(principal, q.orgId);
+    const rows = await this.repo.list({ orgId: q.orgId, siteIds: principal.allowedSiteIds });
+    return { success: true, sites: rows.map(toSiteDto) };
+  }
+
+  async get(principal: Principal, id: string): Promise<SiteResponseDto> {
+    const row = await this.repo.find(id);
+    if (!row || !canAccessSite(principal, row.id)) throw TenancyErrors.siteNotFound();
+    return { success: true, site: toSiteDto(row) };
+  }
+
+  async create(principal: Principal, dto: CreateSiteDto): Promise<SiteResponseDto> {
+    const orgId = targetOrg(principal, dto.orgId);
+    // A new site is outside every site list, so only a caller with all sites may create one.
+    requireSite(principal, null);
+    const row = await mapViolations(() => this.repo.insert({ orgId, name: dto.name, timezone: dto.timezone ?? 'UTC' }), {
+      unique: () => TenancyErrors.nameTaken('site'),
+    });
+    await this.audit.record({ action: 'site.create', orgId, resourceType: 'site', resourceId: row!.id, details: { name: dto.name, timezone: row!.timezone } });
+    return { success: true, site: toSiteDto(row!) };
+  }
+
+  async update(principal: Principal, id: string, dto: UpdateSiteDto): Promise<SiteResponseDto> {
+    const current = await this.writable(principal, id);
+    const row = await mapViolations(() => this.repo.update(id, dto), { unique: () => TenancyErrors.nameTaken('site') });
+    await this.audit.record({ action: 'site.update', orgId: current.org_id, resourceType: 'site', resourceId: id, details: { changed: Object.keys(dto) } });
+    return { success: true, site: toSiteDto(row!) };
+  }
+
+  async delete(principal: Principal, id: string): Promise<SuccessDto> {
+    const current = await this.writable(principal, id);
+    await mapViolations(() => this.repo.delete(id), { foreign_key: TenancyErrors.siteInUse });
+    await this.audit.record({ action: 'site.delete', orgId: current.org_id, resourceType: 'site', resourceId: id, details: { name: current.name } });
+    return { success: true };
+  }
+
+  /** Not found when another tenant's (or missing); forbidden when the caller's but outside their sites. */
+  private async writable(principal: Principal, id: string): Promise<SiteRow> {
+    const row = await this.repo.find(id);
+    if (!row) throw TenancyErrors.siteNotFound();
+    requireSite(principal, row.id);
+    return row;
+  }
+}

@@ -1,0 +1,65 @@
+import request from 'supertest';
+import type { Response } from 'supertest';
+import { tenantFixture } from '../../factories/tenant.factory';
+import { startTestApp, TestApp } from '../../support/test-app';
+
+export type Caller = ReturnType<typeof callerFor>;
+
+function callerFor(t: TestApp, bearer: string) {
+  const auth = (r: request.Test) => r.set('Authorization', `Bearer ${bearer}`);
+  return {
+    get: (path: string) => auth(request(t.http).get(`/api/v1${path}`)),
+    post: (path: string, body?: object) => auth(request(t.http).post(`/api/v1${path}`)).send(body ?? {}),
+    patch: (path: string, body?: object) => auth(request(t.http).patch(`/api/v1${path}`)).send(body ?? {}),
+    delete: (path: string) => auth(request(t.http).delete(`/api/v1${path}`)),
+    /** A raw body with a JSON content type, for malformed-JSON cases. */
+    raw: (method: 'post' | 'patch', path: string, body: string) =>
+      auth(request(t.http)[method](`/api/v1${path}`)).set('Content-Type', 'application/json').send(body),
+  };
+}
+
+/** The error body of CONTRACT.md §1, with the expected status and code. */
+export function expectError(res: Response, status: number, code: string): void {
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect(res.body).toEqual(expect.objectContaining({ success: false, statusCode: status, code, error: expect.any(String), requestId: expect.any(String) }));
+}
+
+export interface TenancyWorld {
+  t: TestApp;
+  f: ReturnType<typeof tenantFixture>;
+  ids: Record<string, string>;
+  /** Callers of the standard fixture; `*NoMfa` hold a session that did not satisfy MFA. */
+  as: {
+    adminA: Caller;
+    adminANoMfa: Caller;
+    readerA: Caller;
+    siteA1: Caller;
+    adminB: Caller;
+    tech: Caller;
+    techA: Caller;
+  };
+  caller(bearer: string): Caller;
+}
+
+/** Boots the app and seeds one standard tenant fixture (unique names) with sessions for each user. */
+export async function startTenancyWorld(): Promise<TenancyWorld> {
+  const t = await startTestApp();
+  const f = tenantFixture();
+  const ids = await t.seed(f);
+  const session = async (key: string, mfa = true) => callerFor(t, await t.token(ids[key], { mfa }));
+  return {
+    t,
+    f,
+    ids,
+    as: {
+      adminA: await session('adminA'),
+      adminANoMfa: await session('adminA', false),
+      readerA: await session('readerA'),
+      siteA1: await session('siteA1User'),
+      adminB: await session('adminB'),
+      tech: await session('tech'),
+      techA: await session('techA'),
+    },
+    caller: (bearer) => callerFor(t, bearer),
+  };
+}
