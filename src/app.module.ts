@@ -21,6 +21,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { HealthModule } from './modules/health/health.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
+import { SsoModule } from './modules/sso/sso.module';
 import { SeedModule } from './infra/database/seed/seed.module';
 
 export interface AppModuleOptions {
@@ -63,6 +64,7 @@ export class AppModule {
         AuthModule,
         HealthModule,
         TenancyModule,
+        SsoModule,
         SeedModule,
       ],
       providers: [

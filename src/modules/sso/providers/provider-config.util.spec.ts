@@ -2,6 +2,7 @@ import { generateSigningCredentials } from '../../../../test/support/idp/saml-id
 import {
   changedFields,
   foreignFields,
+  isAcceptableBrowserUrl,
   missingForLogin,
   normaliseAllowedDomains,
   normaliseCertificates,
@@ -99,5 +100,23 @@ describe('changedFields', () => {
     const current = { name: 'A', scopes: 'openid', attributeMapping: { email: 'email', name: 'name' }, allowedDomains: null as string | null };
     expect(changedFields(current, { name: 'A', attributeMapping: { name: 'name', email: 'email' }, allowedDomains: 'x.example' })).toEqual(['allowedDomains']);
     expect(changedFields(current, { attributeMapping: { email: 'mail', name: 'name' } })).toEqual(['attributeMapping']);
+  });
+});
+
+describe('isAcceptableBrowserUrl', () => {
+  it('accepts https, including intranet hosts the service itself never calls', () => {
+    expect(isAcceptableBrowserUrl('https://adfs.corp.example/adfs/ls', false)).toBe(true);
+    expect(isAcceptableBrowserUrl('https://10.0.0.5/adfs/ls', false)).toBe(true);
+  });
+
+  it('accepts plain-http loopback only when development loopback IdPs are allowed', () => {
+    expect(isAcceptableBrowserUrl('http://127.0.0.1:8080/sso', true)).toBe(true);
+    expect(isAcceptableBrowserUrl('http://127.0.0.1:8080/sso', false)).toBe(false);
+    expect(isAcceptableBrowserUrl('http://idp.example.com/sso', true)).toBe(false);
+  });
+
+  it('rejects credentials in the URL and other schemes', () => {
+    expect(isAcceptableBrowserUrl('https://user:pw@idp.example.com/sso', false)).toBe(false);
+    expect(isAcceptableBrowserUrl('javascript:alert(1)', true)).toBe(false);
   });
 });

@@ -21,7 +21,8 @@ export function foreignFields(type: SsoProviderType, input: object): FieldProble
   const foreign: readonly string[] = type === 'oidc' ? SAML_ONLY_FIELDS : OIDC_ONLY_FIELDS;
   const other = type === 'oidc' ? 'SAML' : 'OIDC';
   return foreign
-    .filter((field) => (input as Record<string, unknown>)[field] !== undefined)
+    // null only clears, which is harmless for a field the protocol does not use.
+    .filter((field) => (input as Record<string, unknown>)[field] != null)
     .map((field) => ({ field, message: `${field} applies to ${other} providers only` }));
 }
 
@@ -114,4 +115,21 @@ function sameValue(a: unknown, b: unknown): boolean {
     return ka.length === kb.length && ka.every((k, i) => k === kb[i] && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   }
   return false;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * A URL the browser is sent to (the SAML SSO URL): the service never calls it, so it may
+ * be an intranet host, but it must be https, except plain-http loopback in development.
+ */
+export function isAcceptableBrowserUrl(url: string, allowInsecureLoopback: boolean): boolean {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username !== '' || parsed.password !== '') return false;
+    if (parsed.protocol === 'https:') return true;
+    return allowInsecureLoopback && parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
+  } catch {
+    return false;
+  }
 }

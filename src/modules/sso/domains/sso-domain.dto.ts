@@ -1,0 +1,36 @@
+import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
+
+export class ClaimSsoDomainDto {
+  /** A domain name; scheme, port, trailing dot and a leading `*.` are dropped, IDN becomes punycode. */
+  @IsString() @Length(1, 300) domain: string;
+  /** Required for partner-scope callers; inferred for organization-scope callers. */
+  @IsOptional() @IsUUID() orgId?: string;
+}
+
+export class ListSsoDomainsQueryDto {
+  @IsOptional() @IsUUID() orgId?: string;
+}
+
+export class SsoDomainDto {
+  id: string;
+  orgId: string;
+  domain: string;
+  verified: boolean;
+  verifiedAt: string | null;
+  lastCheckedAt: string | null;
+  /** Publish a TXT record with this name … */
+  recordName: string;
+  /** … holding this value. */
+  recordValue: string;
+  createdAt: string;
+}
+
+export class SsoDomainResponseDto {
+  success: true;
+  domain: SsoDomainDto;
+}
+
+export class SsoDomainListDto {
+  success: true;
+  domains: SsoDomainDto[];
+}

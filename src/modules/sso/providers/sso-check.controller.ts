@@ -1,0 +1,18 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Public } from '../../../common/decorators/auth.decorator';
+import { UuidParam } from '../../../common/pipes/uuid.pipe';
+import { SsoCheckDto } from './sso-provider.dto';
+import { SsoCheckService } from './sso-check.service';
+
+@ApiTags('sso')
+@Controller('sso')
+export class SsoCheckController {
+  constructor(private readonly checks: SsoCheckService) {}
+
+  @Get('check/:orgId')
+  @Public()
+  check(@UuidParam('orgId') orgId: string): Promise<SsoCheckDto> {
+    return this.checks.check(orgId);
+  }
+}

@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { IdpNetwork } from './discovery/idp-network.service';
+import { ProviderDiscoveryService } from './discovery/provider-discovery.service';
+import { DomainRecheckJob } from './domains/domain-recheck.job';
+import { SsoDomainController } from './domains/sso-domain.controller';
+import { SsoDomainRepository } from './domains/sso-domain.repository';
+import { SsoDomainService } from './domains/sso-domain.service';
+import { SsoCheckController } from './providers/sso-check.controller';
+import { SsoCheckService } from './providers/sso-check.service';
+import { SsoProviderLookup } from './providers/sso-provider-lookup.service';
+import { SsoProviderController } from './providers/sso-provider.controller';
+import { SsoProviderRepository } from './providers/sso-provider.repository';
+import { SsoProviderService } from './providers/sso-provider.service';
+
+/**
+ * SSO administration: providers, presets, discovery, verified domains and the public check.
+ * Exports what the sign-in flows build on: provider lookup, discovery (with the safe HTTP
+ * client) and the verified-domain lookup.
+ */
+@Module({
+  controllers: [SsoProviderController, SsoCheckController, SsoDomainController],
+  providers: [
+    IdpNetwork,
+    ProviderDiscoveryService,
+    SsoProviderRepository,
+    SsoProviderService,
+    SsoProviderLookup,
+    SsoCheckService,
+    SsoDomainRepository,
+    SsoDomainService,
+    DomainRecheckJob,
+  ],
+  exports: [IdpNetwork, ProviderDiscoveryService, SsoProviderLookup, SsoDomainService, SsoCheckService],
+})
+export class SsoModule {}
