@@ -21,8 +21,10 @@ import { AuthModule } from './modules/auth/auth.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { HealthModule } from './modules/health/health.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
+import { BrandingModule } from './modules/branding/branding.module';
 import { SsoModule } from './modules/sso/sso.module';
 import { SeedModule } from './infra/database/seed/seed.module';
+import { ContentModule } from './modules/content/content.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -64,8 +66,10 @@ export class AppModule {
         AuthModule,
         HealthModule,
         TenancyModule,
+        BrandingModule,
         SsoModule,
         SeedModule,
+        ContentModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
