@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../../../common/principal';
+import { AuditService } from '../../audit/audit.service';
+import type { SuccessDto } from '../shared/pagination.dto';
+import { mapViolations } from '../shared/pg-error.util';
+import { requireOrg, requireSite, targetOrg } from '../shared/tenant-access.util';
+import { SiteRepository } from '../sites/site.repository';
+import { TenancyErrors } from '../tenancy.errors';
+import type {
+  AddGroupMembersDto,
+  CreateDeviceGroupDto,
+  DeviceGroupDto,
+  DeviceGroupListDto,
+  DeviceGroupResponseDto,
+  ListDeviceGroupsQueryDto,
+  UpdateDeviceGroupDto,
+} from './device-group.dto';
+import { DeviceGroupRepository, DeviceGroupRow } from './device-group.repository';
+
+function toDto(r: DeviceGroupRow): DeviceGroupDto {
+  return { id: r.id, orgId: r.org_id, siteId: r.site_id, name: r.name, deviceIds: r.device_ids, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() };
+}
+
+/**
+ * Device groups, bound to one site or organization-wide. A site-restricted caller sees only
+ * groups of their sites, and organization-wide groups count as outside every site list.
+ */
+@Injectable()
+export class DeviceGroupService {
+  constructor(
+    private readonly repo: DeviceGroupRepository,
+    private readonly sites: SiteRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async list(principal: Principal, q: ListDeviceGroupsQueryDto): Promise<DeviceGroupListDto> {
+    if (q.orgId) requireOrg(principal, q.orgId);
+    const rows = await this.repo.list({ orgId: q.orgId, siteId: q.siteId, siteIds: principal.allowedSiteIds });
+    return { success: true, deviceGroups: rows.map(toDto) };
+  }
+
+  async get(principal: Principal, id: string): Promise<DeviceGroupResponseDto> {
+    return this.response(principal, id);
+  }
+
+  async create(principal: Principal, dto: CreateDeviceGroupDto): Promise<DeviceGroupResponseDto> {
+    const orgId = targetOrg(principal, dto.orgId);
+    if (dto.siteId) await this.requireSiteInOrg(orgId, dto.siteId);
+    requireSite(principal, dto.siteId ?? null);
+    const row = await mapViolations(() => this.repo.insert({ orgId, siteId: dto.siteId ?? null, name: dto.name }), {
+      unique: () => TenancyErrors.nameTaken('device group'),
+    });
+    await this.audit.record({ action: 'device_group.create', orgId, resourceType: 'device_group', resourceId: row!.id, details: { name: dto.name, siteId: dto.siteId ?? null } });
+    return this.response(principal, row!.id);
+  }
+
+  async update(principal: Principal, id: string, dto: UpdateDeviceGroupDto): Promise<DeviceGroupResponseDto> {
+    const group = await this.writable(principal, id);
+    if (dto.siteId !== undefined) {
+      if (dto.siteId !== null) await this.requireSiteInOrg(group.org_id, dto.siteId);
+      requireSite(principal, dto.siteId);
+    }
+    await mapViolations(() => this.repo.update(id, dto), { unique: () => TenancyErrors.nameTaken('device group') });
+    await this.audit.record({ action: 'device_group.update', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { changed: Object.keys(dto) } });
+    return this.response(principal, id);
+  }
+
+  async delete(principal: Principal, id: string): Promise<SuccessDto> {
+    const group = await this.writable(principal, id);
+    await this.repo.delete(id);
+    await this.audit.record({ action: 'device_group.delete', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { name: group.name } });
+    return { success: true };
+  }
+
+  async addMembers(principal: Principal, id: string, dto: AddGroupMembersDto): Promise<DeviceGroupResponseDto> {
+    const group = await this.writable(principal, id);
+    const devices = await this.repo.devicesInOrg(group.org_id, dto.deviceIds);
+    if (devices.length !== dto.deviceIds.length) throw TenancyErrors.deviceNotFound();
+    for (const d of devices) requireSite(principal, d.site_id);
+    const added = await this.repo.addMembers(group.org_id, id, dto.deviceIds);
+    await this.audit.record({ action: 'device_group.members.add', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { deviceIds: dto.deviceIds, added } });
+    return this.response(principal, id);
+  }
+
+  async removeMember(principal: Principal, id: string, deviceId: string): Promise<DeviceGroupResponseDto> {
+    const group = await this.writable(principal, id);
+    const [device] = await this.repo.devicesInOrg(group.org_id, [deviceId]);
+    if (!device) throw TenancyErrors.deviceNotFound();
+    requireSite(principal, device.site_id);
+    if ((await this.repo.removeMember(group.org_id, id, deviceId)) === 0) throw TenancyErrors.groupMemberNotFound();
+    await this.audit.record({ action: 'device_group.members.remove', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { deviceId } });
+    return this.response(principal, id);
+  }
+
+  private async response(principal: Principal, id: string): Promise<DeviceGroupResponseDto> {
+    const row = await this.repo.find(id, principal.allowedSiteIds);
+    if (!row || (principal.allowedSiteIds !== null && !(row.site_id && principal.allowedSiteIds.includes(row.site_id)))) {
+      throw TenancyErrors.deviceGroupNotFound();
+    }
+    return { success: true, deviceGroup: toDto(row) };
+  }
+
+  private async writable(principal: Principal, id: string): Promise<DeviceGroupRow> {
+    const row = await this.repo.find(id, null);
+    if (!row) throw TenancyErrors.deviceGroupNotFound();
+    requireSite(principal, row.site_id);
+    return row;
+  }
+
+  private async requireSiteInOrg(orgId: string, siteId: string): Promise<void> {
+    const site = await this.sites.find(siteId);
+    if (!site || site.org_id !== orgId) throw TenancyErrors.siteNotFound();
+  }
+}
