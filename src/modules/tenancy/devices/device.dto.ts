@@ -1,0 +1,65 @@
+import { IsIn, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateIf } from 'class-validator';
+import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
+
+export const DEVICE_STATUSES = ['active', 'decommissioned'] as const;
+export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
+
+export class ListDevicesQueryDto extends PageQueryDto {
+  @IsOptional() @IsUUID() orgId?: string;
+  @IsOptional() @IsUUID() siteId?: string;
+  @IsOptional() @IsIn(DEVICE_STATUSES) status?: DeviceStatus;
+  /** Case-insensitive substring of the hostname. */
+  @IsOptional() @IsString() @Length(1, 255) search?: string;
+}
+
+export class CreateDeviceDto {
+  /** Optional: the organization is the site's; when given it must match. */
+  @IsOptional() @IsUUID() orgId?: string;
+  @IsUUID() siteId: string;
+  /** 1 to 255 characters. */
+  @IsString() @Length(1, 255) hostname: string;
+  /** Free-form operating-system family, up to 32 characters (e.g. windows, macos, linux). */
+  @IsOptional() @IsString() @Length(1, 32) osType?: string;
+}
+
+export class UpdateDeviceDto {
+  @ValidateIf((_, v) => v !== undefined) @IsString() @Length(1, 255) hostname?: string;
+  /** A site of the device's organization. */
+  @ValidateIf((_, v) => v !== undefined) @IsUUID() siteId?: string;
+  /** Decommissioning revokes the device's agent. */
+  @ValidateIf((_, v) => v !== undefined) @IsIn(DEVICE_STATUSES) status?: DeviceStatus;
+  @ValidateIf((_, v) => v !== undefined && v !== null) @IsString() @MaxLength(32) osType?: string | null;
+}
+
+export class DeviceDto {
+  id: string;
+  orgId: string;
+  siteId: string;
+  hostname: string;
+  osType: string | null;
+  status: string;
+  /** The enrolled (not revoked) agent, if any. */
+  agentId: string | null;
+  enrolledAt: string | null;
+  lastSeenAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class DeviceResponseDto {
+  success: true;
+  device: DeviceDto;
+}
+
+export class DeviceListDto {
+  success: true;
+  devices: DeviceDto[];
+  pagination: PaginationDto;
+}
+
+export class DeviceEnrollmentDto {
+  success: true;
+  agentId: string;
+  /** Shown once; only its hash is stored. The agent sends it as `Authorization: Bearer …`. */
+  agentToken: string;
+}

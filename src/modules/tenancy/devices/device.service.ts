@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { canAccessSite, Principal } from '../../../common/principal';
+import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
+import { AuditService } from '../../audit/audit.service';
+import { requireOrg, requireSite } from '../shared/tenant-access.util';
+import { SiteRepository } from '../sites/site.repository';
+import { TenancyErrors } from '../tenancy.errors';
+import type { CreateDeviceDto, DeviceDto, DeviceEnrollmentDto, DeviceListDto, DeviceResponseDto, ListDevicesQueryDto, UpdateDeviceDto } from './device.dto';
+import { DeviceRepository, DeviceRow } from './device.repository';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function toDto(r: DeviceRow): DeviceDto {
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    siteId: r.site_id,
+    hostname: r.hostname,
+    osType: r.os_type,
+    status: r.status,
+    agentId: r.agent_id,
+    enrolledAt: iso(r.enrolled_at),
+    lastSeenAt: iso(r.last_seen_at),
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+/** Devices and their agent enrollment. Site-restricted callers read and write only devices of their sites. */
+@Injectable()
+export class DeviceService {
+  constructor(
+    private readonly repo: DeviceRepository,
+    private readonly sites: SiteRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async list(principal: Principal, q: ListDevicesQueryDto): Promise<DeviceListDto> {
+    if (q.orgId) requireOrg(principal, q.orgId);
+    const page = q.page ?? 1;
+    const limit = q.limit ?? 50;
+    const { rows, total } = await this.repo.list(
+      { orgId: q.orgId, siteId: q.siteId, status: q.status, search: q.search, siteIds: principal.allowedSiteIds },
+      { limit, offset: (page - 1) * limit },
+    );
+    return { success: true, devices: rows.map(toDto), pagination: { page, limit, total } };
+  }
+
+  async get(principal: Principal, id: string): Promise<DeviceResponseDto> {
+    const row = await this.repo.find(id);
+    if (!row || !canAccessSite(principal, row.site_id)) throw TenancyErrors.deviceNotFound();
+    return { success: true, device: toDto(row) };
+  }
+
+  async create(principal: Principal, dto: CreateDeviceDto): Promise<DeviceResponseDto> {
+    const site = await this.sites.find(dto.siteId);
+    if (!site || (dto.orgId !== undefined && site.org_id !== dto.orgId)) throw TenancyErrors.siteNotFound();
+    requireSite(principal, site.id);
+    const row = await this.repo.insert({ orgId: site.org_id, siteId: site.id, hostname: dto.hostname, osType: dto.osType ?? null });
+    await this.audit.record({
+      action: 'device.create',
+      orgId: site.org_id,
+      resourceType: 'device',
+      resourceId: row!.id,
+      details: { hostname: dto.hostname, siteId: site.id },
+    });
+    return this.get(principal, row!.id);
+  }
+
+  async update(principal: Principal, id: string, dto: UpdateDeviceDto): Promise<DeviceResponseDto> {
+    const device = await this.repo.find(id);
+    if (!device) throw TenancyErrors.deviceNotFound();
+    requireSite(principal, device.site_id);
+    if (dto.siteId !== undefined) {
+      const site = await this.sites.find(dto.siteId);
+      if (!site || site.org_id !== device.org_id) throw TenancyErrors.siteNotFound();
+      requireSite(principal, site.id);
+    }
+    await this.repo.update(id, dto);
+    // A decommissioned device must not keep a working agent credential.
+    const agentsRevoked = dto.status === 'decommissioned' ? await this.repo.revokeAgents(device.org_id, id) : 0;
+    await this.audit.record({
+      action: 'device.update',
+      orgId: device.org_id,
+      resourceType: 'device',
+      resourceId: id,
+      details: { changed: Object.keys(dto), ...(dto.status ? { status: dto.status } : {}), ...(agentsRevoked ? { agentsRevoked } : {}) },
+    });
+    return this.get(principal, id);
+  }
+
+  async enroll(principal: Principal, id: string): Promise<DeviceEnrollmentDto> {
+    const device = await this.repo.lock(id);
+    if (!device) throw TenancyErrors.deviceNotFound();
+    requireSite(principal, device.site_id);
+    if (device.status === 'decommissioned') throw TenancyErrors.deviceDecommissioned();
+    const revoked = await this.repo.revokeAgents(device.org_id, id);
+    const agentId = randomUUID();
+    const agentToken = `agt_${randomToken(32)}`;
+    await this.repo.insertAgent({ id: agentId, orgId: device.org_id, deviceId: id, tokenHash: tokenHash(agentToken) });
+    await this.audit.record({ action: 'device.enroll', orgId: device.org_id, resourceType: 'device', resourceId: id, details: { agentId, previousAgentsRevoked: revoked } });
+    return { success: true, agentId, agentToken };
+  }
+}
