@@ -22,7 +22,6 @@ import { AuditModule } from './modules/audit/audit.module';
 import { HealthModule } from './modules/health/health.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
 import { BrandingModule } from './modules/branding/branding.module';
-import { BrandingModule } from './modules/branding/branding.module';
 import { SsoModule } from './modules/sso/sso.module';
 import { SeedModule } from './infra/database/seed/seed.module';
 import { ContentModule } from './modules/content/content.module';
@@ -67,7 +66,6 @@ export class AppModule {
         AuthModule,
         HealthModule,
         TenancyModule,
-        BrandingModule,
         BrandingModule,
         SsoModule,
         SeedModule,
