@@ -24,9 +24,11 @@ export function expectError(res: Response, status: number, code: string): void {
   expect(res.body).toEqual(expect.objectContaining({ success: false, statusCode: status, code, error: expect.any(String), requestId: expect.any(String) }));
 }
 
+type StandardFixture = ReturnType<typeof tenantFixture>;
+
 export interface TenancyWorld {
   t: TestApp;
-  f: ReturnType<typeof tenantFixture>;
+  f: StandardFixture;
   ids: Record<string, string>;
   /** Callers of the standard fixture; `*NoMfa` hold a session that did not satisfy MFA. */
   as: {
@@ -39,12 +41,17 @@ export interface TenancyWorld {
     techA: Caller;
   };
   caller(bearer: string): Caller;
+  /** A session for any user of the fixture. */
+  session(key: string, mfa?: boolean): Promise<Caller>;
 }
 
-/** Boots the app and seeds one standard tenant fixture (unique names) with sessions for each user. */
-export async function startTenancyWorld(): Promise<TenancyWorld> {
+/**
+ * Boots the app and seeds one standard tenant fixture (unique names), optionally extended with
+ * more roles and users, with sessions for each standard user.
+ */
+export async function startTenancyWorld(extend: (f: StandardFixture) => StandardFixture = (f) => f): Promise<TenancyWorld> {
   const t = await startTestApp();
-  const f = tenantFixture();
+  const f = extend(tenantFixture());
   const ids = await t.seed(f);
   const session = async (key: string, mfa = true) => callerFor(t, await t.token(ids[key], { mfa }));
   return {
@@ -61,5 +68,6 @@ export async function startTenancyWorld(): Promise<TenancyWorld> {
       techA: await session('techA'),
     },
     caller: (bearer) => callerFor(t, bearer),
+    session,
   };
 }
