@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { createLocalJWKSet, errors as joseErrors, JSONWebKeySet, jwtVerify, JWTVerifyGetKey } from 'jose';
+import { randomToken } from '../../../infra/crypto/secret-box.service';
+import { SafeFetchError } from '../net/net.errors';
+import { SafeHttpClient, SafeResponse } from '../net/safe-fetch.service';
+
+export const OIDC_HTTP = Symbol('OIDC_HTTP');
+
+/** What one provider needs to run a code flow; every field present and checked by the caller. */
+export interface OidcClientConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  userInfoUrl: string;
+  jwksUrl: string;
+  scopes: string;
+}
+
+export interface OidcAttempt {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+export interface VerifiedOidcLogin {
+  sub: string;
+  idTokenClaims: Record<string, unknown>;
+  userInfo: Record<string, unknown>;
+  accessToken: string;
+  refreshToken: string | null;
+  tokenExpiresAt: Date | null;
+}
+
+/**
+ * A protocol failure with a reason for the audit trail. The reason is one of a closed set of
+ * snake_case words built here; nothing the IdP or a library wrote is ever put in it.
+ */
+export class OidcProtocolError extends Error {
+  override readonly name = 'OidcProtocolError';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** Asymmetric JWS algorithms only: an HMAC keyed with the client secret proves nothing about the IdP. */
+const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const CLOCK_SKEW_SECONDS = 60;
+/** A login session lives 10 minutes, so an ID token issued earlier than that is not from this login. */
+const MAX_ID_TOKEN_AGE_SECONDS = 600;
+const JWKS_TTL_MS = 10 * 60_000;
+/** A key id the cached set lacks triggers one refetch, at most this often (a key rotation). */
+const JWKS_REFETCH_AFTER_MS = 30_000;
+const MAX_SUB_LENGTH = 255;
+const OAUTH_ERROR = /^[a-z_]{1,40}$/;
+
+interface CachedJwks {
+  getKey: JWTVerifyGetKey;
+  fetchedAt: number;
+}
+
+/**
+ * The OIDC relying party: Authorization Code with S256 PKCE (RFC 7636) and nonce, driven
+ * directly over the safe HTTP client, with the ID token verified by jose against the
+ * provider's JWKS (signature, iss, aud, azp, exp and iat with a small skew, nonce), and the
+ * UserInfo subject compared with the ID token's. See docs/sso-login.md for why this is not
+ * passport-openidconnect.
+ */
+@Injectable()
+export class OidcRelyingParty {
+  private readonly jwks = new Map<string, CachedJwks>();
+
+  constructor(@Inject(OIDC_HTTP) private readonly http: SafeHttpClient) {}
+
+  newAttempt(): OidcAttempt {
+    return { state: randomToken(32), nonce: randomToken(32), codeVerifier: randomToken(48) };
+  }
+
+  static codeChallenge(codeVerifier: string): string {
+    return createHash('sha256').update(codeVerifier, 'ascii').digest('base64url');
+  }
+
+  authorizationUrl(config: OidcClientConfig, attempt: OidcAttempt, redirectUri: string): string {
+    const url = new URL(config.authorizationUrl);
+    const scopes = config.scopes.split(' ').filter(Boolean);
+    if (!scopes.includes('openid')) scopes.unshift('openid');
+    const params: Record<string, string> = {
+      response_type: 'code',
+      client_id: config.clientId,
+      redirect_uri: redirectUri,
+      scope: scopes.join(' '),
+      state: attempt.state,
+      nonce: attempt.nonce,
+      code_challenge: OidcRelyingParty.codeChallenge(attempt.codeVerifier),
+      code_challenge_method: 'S256',
+    };
+    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+    return url.toString();
+  }
+
+  /**
+   * Spec 1.2.5: stored endpoints are re-checked (https, public addresses) before a browser is
+   * sent anywhere. Throws OidcProtocolError naming the endpoint at fault.
+   */
+  async assertEndpointsSafe(config: OidcClientConfig): Promise<void> {
+    const endpoints: [string, string][] = [
+      ['authorization_endpoint', config.authorizationUrl],
+      ['token_endpoint', config.tokenUrl],
+      ['userinfo_endpoint', config.userInfoUrl],
+      ['jwks_uri', config.jwksUrl],
+    ];
+    await Promise.all(
+      endpoints.map(async ([name, url]) => {
+        try {
+          await this.http.assertSafeUrl(url);
+        } catch (error) {
+          if (error instanceof SafeFetchError) throw new OidcProtocolError(`${name}_${error.reason}`);
+          throw error;
+        }
+      }),
+    );
+  }
+
+  /** Steps 1.1.8–1.1.10: code exchange with the PKCE verifier, ID-token checks, UserInfo. */
+  async completeLogin(config: OidcClientConfig, input: { code: string; codeVerifier: string; nonce: string; redirectUri: string }): Promise<VerifiedOidcLogin> {
+    const tokens = await this.exchangeCode(config, input.code, input.codeVerifier, input.redirectUri);
+    const idTokenClaims = await this.verifyIdToken(config, tokens.idToken, input.nonce);
+    const sub = idTokenClaims.sub as string;
+    const userInfo = await this.fetchUserInfo(config, tokens.accessToken);
+    if (userInfo.sub !== sub) throw new OidcProtocolError('userinfo_sub_mismatch');
+    return {
+      sub,
+      idTokenClaims,
+      userInfo,
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      tokenExpiresAt: tokens.expiresIn === null ? null : new Date(Date.now() + tokens.expiresIn * 1000),
+    };
+  }
+
+  private async exchangeCode(config: OidcClientConfig, code: string, codeVerifier: string, redirectUri: string) {
+    // RFC 6749 §2.3.1: client_secret_basic, each part form-encoded before base64.
+    const basic = Buffer.from(`${encodeURIComponent(config.clientId)}:${encodeURIComponent(config.clientSecret)}`).toString('base64');
+    const response = await this.call('token_endpoint', () =>
+      this.http.request(config.tokenUrl, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, accept: 'application/json' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: codeVerifier }),
+      }),
+    );
+    const body = parseJsonObject(response);
+    if (response.status !== 200) {
+      const oauthError = typeof body?.error === 'string' && OAUTH_ERROR.test(body.error) ? `_${body.error}` : '';
+      throw new OidcProtocolError(`token_endpoint_http_${response.status}${oauthError}`);
+    }
+    if (!body) throw new OidcProtocolError('token_response_invalid');
+    if (typeof body.access_token !== 'string' || body.access_token === '') throw new OidcProtocolError('token_response_no_access_token');
+    if (typeof body.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') throw new OidcProtocolError('token_response_not_bearer');
+    if (typeof body.id_token !== 'string' || body.id_token === '') throw new OidcProtocolError('id_token_missing');
+    const expiresIn = typeof body.expires_in === 'number' && Number.isFinite(body.expires_in) && body.expires_in > 0 ? body.expires_in : null;
+    return {
+      accessToken: body.access_token,
+      idToken: body.id_token,
+      refreshToken: typeof body.refresh_token === 'string' && body.refresh_token !== '' ? body.refresh_token : null,
+      expiresIn,
+    };
+  }
+
+  private async verifyIdToken(config: OidcClientConfig, idToken: string, nonce: string): Promise<Record<string, unknown>> {
+    let payload: Record<string, unknown>;
+    try {
+      payload = await this.verifyWithJwks(config, idToken);
+    } catch (error) {
+      throw error instanceof OidcProtocolError ? error : new OidcProtocolError(idTokenFailure(error));
+    }
+    if (payload.nonce !== nonce) throw new OidcProtocolError('id_token_nonce_mismatch');
+    if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp === undefined) throw new OidcProtocolError('id_token_azp_missing');
+    if (payload.azp !== undefined && payload.azp !== config.clientId) throw new OidcProtocolError('id_token_azp_mismatch');
+    if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > MAX_SUB_LENGTH) throw new OidcProtocolError('id_token_sub_invalid');
+    return payload;
+  }
+
+  private async verifyWithJwks(config: OidcClientConfig, idToken: string): Promise<Record<string, unknown>> {
+    const options = {
+      algorithms: ID_TOKEN_ALGORITHMS,
+      issuer: config.issuer,
+      audience: config.clientId,
+      clockTolerance: CLOCK_SKEW_SECONDS,
+      maxTokenAge: MAX_ID_TOKEN_AGE_SECONDS + CLOCK_SKEW_SECONDS,
+      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'],
+    };
+    const cached = await this.keySet(config.jwksUrl, false);
+    try {
+      return (await jwtVerify(idToken, cached.getKey, options)).payload as Record<string, unknown>;
+    } catch (error) {
+      const unknownKey = error instanceof joseErrors.JWKSNoMatchingKey;
+      if (!unknownKey || Date.now() - cached.fetchedAt < JWKS_REFETCH_AFTER_MS) throw error;
+      const fresh = await this.keySet(config.jwksUrl, true);
+      return (await jwtVerify(idToken, fresh.getKey, options)).payload as Record<string, unknown>;
+    }
+  }
+
+  private async keySet(jwksUrl: string, refresh: boolean): Promise<CachedJwks> {
+    const cached = this.jwks.get(jwksUrl);
+    if (cached && !refresh && Date.now() - cached.fetchedAt < JWKS_TTL_MS) return cached;
+    const response = await this.call('jwks', () => this.http.request(jwksUrl, { headers: { accept: 'application/json' } }));
+    const body = parseJsonObject(response);
+    if (response.status !== 200 || !body || !Array.isArray(body.keys)) throw new OidcProtocolError('jwks_invalid');
+    let getKey: JWTVerifyGetKey;
+    try {
+      getKey = createLocalJWKSet(body as unknown as JSONWebKeySet);
+    } catch {
+      throw new OidcProtocolError('jwks_invalid');
+    }
+    const entry = { getKey, fetchedAt: Date.now() };
+    this.jwks.set(jwksUrl, entry);
+    return entry;
+  }
+
+  private async fetchUserInfo(config: OidcClientConfig, accessToken: string): Promise<Record<string, unknown>> {
+    const response = await this.call('userinfo_endpoint', () =>
+      this.http.request(config.userInfoUrl, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } }),
+    );
+    if (response.status !== 200) throw new OidcProtocolError(`userinfo_endpoint_http_${response.status}`);
+    const body = parseJsonObject(response);
+    if (!body) throw new OidcProtocolError('userinfo_response_invalid');
+    return body;
+  }
+
+  private async call(step: string, fn: () => Promise<SafeResponse>): Promise<SafeResponse> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof SafeFetchError) throw new OidcProtocolError(`${step}_${error.reason}`);
+      throw error;
+    }
+  }
+}
+
+function parseJsonObject(response: SafeResponse): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(response.body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function idTokenFailure(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'id_token_expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    const claim = /^[a-z_]{1,20}$/.test(error.claim) ? error.claim : 'claim';
+    return `id_token_${claim}_invalid`;
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'id_token_alg_not_allowed';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'id_token_signature_invalid';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'id_token_key_unknown';
+  if (error instanceof joseErrors.JWKSMultipleMatchingKeys) return 'id_token_key_ambiguous';
+  if (error instanceof joseErrors.JOSEError) return 'id_token_malformed';
+  throw error;
+}
