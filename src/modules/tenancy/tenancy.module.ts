@@ -1,10 +1,45 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { DeviceGroupController } from './device-groups/device-group.controller';
+import { DeviceGroupRepository } from './device-groups/device-group.repository';
+import { DeviceGroupService } from './device-groups/device-group.service';
+import { DeviceController } from './devices/device.controller';
+import { DeviceRepository } from './devices/device.repository';
+import { DeviceService } from './devices/device.service';
 import { OrganizationController } from './organizations/organization.controller';
 import { OrganizationRepository } from './organizations/organization.repository';
 import { OrganizationService } from './organizations/organization.service';
+import { RoleController } from './roles/role.controller';
+import { RoleRepository } from './roles/role.repository';
+import { RoleService } from './roles/role.service';
+import { SiteController } from './sites/site.controller';
+import { SiteRepository } from './sites/site.repository';
+import { SiteService } from './sites/site.service';
+import { MembershipGrants } from './users/membership-grant.service';
+import { MembershipService } from './users/membership.service';
+import { PartnerMembershipController } from './users/partner-membership.controller';
+import { UserController } from './users/user.controller';
+import { UserRepository } from './users/user.repository';
+import { UserService } from './users/user.service';
 
 @Module({
-  controllers: [OrganizationController],
-  providers: [OrganizationService, OrganizationRepository],
+  imports: [AuthModule],
+  controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController],
+  providers: [
+    OrganizationService,
+    OrganizationRepository,
+    SiteService,
+    SiteRepository,
+    DeviceGroupService,
+    DeviceGroupRepository,
+    DeviceService,
+    DeviceRepository,
+    RoleService,
+    RoleRepository,
+    UserService,
+    UserRepository,
+    MembershipService,
+    MembershipGrants,
+  ],
 })
 export class TenancyModule {}

@@ -14,7 +14,7 @@ describe('roles administration', () => {
         { key: 'managerA', email: `manager@${f.emails.adminA.split('@')[1]}`, password: PASSWORD, memberships: [{ organization: 'orgA', role: 'managerRoleA' }] },
       ],
     }));
-    manager = await w.session('managerA');
+    manager = await w.session(w.ids.managerA);
   }, 60_000);
   afterAll(() => w.t.close());
 

@@ -41,8 +41,8 @@ export interface TenancyWorld {
     techA: Caller;
   };
   caller(bearer: string): Caller;
-  /** A session for any user of the fixture. */
-  session(key: string, mfa?: boolean): Promise<Caller>;
+  /** A session for any user with a membership (MFA-satisfied unless told otherwise). */
+  session(userId: string, mfa?: boolean): Promise<Caller>;
 }
 
 /**
@@ -53,19 +53,19 @@ export async function startTenancyWorld(extend: (f: StandardFixture) => Standard
   const t = await startTestApp();
   const f = extend(tenantFixture());
   const ids = await t.seed(f);
-  const session = async (key: string, mfa = true) => callerFor(t, await t.token(ids[key], { mfa }));
+  const session = async (userId: string, mfa = true) => callerFor(t, await t.token(userId, { mfa }));
   return {
     t,
     f,
     ids,
     as: {
-      adminA: await session('adminA'),
-      adminANoMfa: await session('adminA', false),
-      readerA: await session('readerA'),
-      siteA1: await session('siteA1User'),
-      adminB: await session('adminB'),
-      tech: await session('tech'),
-      techA: await session('techA'),
+      adminA: await session(ids.adminA),
+      adminANoMfa: await session(ids.adminA, false),
+      readerA: await session(ids.readerA),
+      siteA1: await session(ids.siteA1User),
+      adminB: await session(ids.adminB),
+      tech: await session(ids.tech),
+      techA: await session(ids.techA),
     },
     caller: (bearer) => callerFor(t, bearer),
     session,
