@@ -412,7 +412,7 @@ export class SsoProviderService {
     }
     const scopes = dto.type === 'oidc' ? this.normalised(problems, normaliseScopes(dto.scopes ?? fill?.scopes ?? DEFAULT_OIDC_SCOPES)) : null;
     const allowedDomains = dto.allowedDomains != null ? this.normalised(problems, normaliseAllowedDomains(dto.allowedDomains)) : null;
-    const certificate = dto.certificate != null ? this.normalised(problems, normaliseCertificates(dto.certificate)) : null;
+    const certificate = dto.type === 'saml' && dto.certificate != null ? this.normalised(problems, normaliseCertificates(dto.certificate)) : null;
     const ssoUrl = dto.ssoUrl ?? fill?.ssoUrl ?? null;
     this.checkSsoUrl(problems, dto.ssoUrl);
     if (problems.length > 0) throw AppException.validation(problems);
@@ -452,9 +452,9 @@ export class SsoProviderService {
     for (const field of copy) {
       if (dto[field] !== undefined) Object.assign(patch, { [field]: dto[field] });
     }
-    if (dto.scopes != null) patch.scopes = this.normalised(problems, normaliseScopes(dto.scopes));
+    if (dto.scopes != null && current.type === 'oidc') patch.scopes = this.normalised(problems, normaliseScopes(dto.scopes));
     if (dto.allowedDomains !== undefined) patch.allowedDomains = dto.allowedDomains === null ? null : this.normalised(problems, normaliseAllowedDomains(dto.allowedDomains));
-    if (dto.certificate !== undefined) patch.certificate = dto.certificate === null ? null : this.normalised(problems, normaliseCertificates(dto.certificate));
+    if (dto.certificate !== undefined && current.type === 'saml') patch.certificate = dto.certificate === null ? null : this.normalised(problems, normaliseCertificates(dto.certificate));
     if (dto.attributeMapping != null) patch.attributeMapping = plainMapping(dto.attributeMapping);
     if (dto.defaultRoleId !== undefined) {
       patch.defaultRoleId = dto.defaultRoleId;
