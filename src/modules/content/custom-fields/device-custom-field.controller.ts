@@ -1,0 +1,37 @@
+import { Body, Controller, Delete, Get, Put } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
+import { UuidParam } from '../../../common/pipes/uuid.pipe';
+import type { Principal } from '../../../common/principal';
+import { SuccessDto } from '../../tenancy/shared/pagination.dto';
+import { CustomFieldValueService } from './custom-field-value.service';
+import { DeviceCustomFieldValueResponseDto, DeviceCustomFieldValuesDto, SetCustomFieldValueDto } from './custom-field.dto';
+
+@ApiTags('custom-fields')
+@Controller('devices/:deviceId/custom-fields')
+export class DeviceCustomFieldController {
+  constructor(private readonly values: CustomFieldValueService) {}
+
+  @Get()
+  @Auth({ permission: 'custom-fields:read' })
+  list(@CurrentPrincipal() principal: Principal, @UuidParam('deviceId') deviceId: string): Promise<DeviceCustomFieldValuesDto> {
+    return this.values.list(principal, deviceId);
+  }
+
+  @Put(':definitionId')
+  @Auth({ permission: 'custom-fields:write' })
+  set(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('deviceId') deviceId: string,
+    @UuidParam('definitionId') definitionId: string,
+    @Body() dto: SetCustomFieldValueDto,
+  ): Promise<DeviceCustomFieldValueResponseDto> {
+    return this.values.set(principal, deviceId, definitionId, dto.value);
+  }
+
+  @Delete(':definitionId')
+  @Auth({ permission: 'custom-fields:write' })
+  clear(@CurrentPrincipal() principal: Principal, @UuidParam('deviceId') deviceId: string, @UuidParam('definitionId') definitionId: string): Promise<SuccessDto> {
+    return this.values.clear(principal, deviceId, definitionId);
+  }
+}
