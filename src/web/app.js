@@ -1,0 +1,49 @@
+/* The signed-in landing page: who the stored session belongs to, and sign-out. */
+(function () {
+  'use strict';
+
+  var Session = window.RmmSession;
+  var el = function (id) { return document.getElementById(id); };
+
+  function toLogin() {
+    window.location.replace('/login');
+  }
+
+  function scopeText(session) {
+    if (session.scope === 'partner') return 'Partner (all organizations you are assigned to)';
+    if (session.scope === 'system') return 'System';
+    return 'Organization';
+  }
+
+  function render(me) {
+    el('who-email').textContent = me.user.email;
+    el('who-name').textContent = me.user.name || '—';
+    el('who-scope').textContent = scopeText(me.session);
+    el('who-mfa').textContent = me.session.mfa ? 'Verified for this session' : 'Not verified for this session';
+    el('who').hidden = false;
+    el('sign-out').hidden = false;
+    el('status').textContent = 'Signed in as ' + me.user.email + '.';
+    el('main').setAttribute('aria-busy', 'false');
+  }
+
+  function signOut() {
+    el('sign-out').disabled = true;
+    Session.authed('POST', '/auth/logout').then(function () {
+      Session.clear();
+      toLogin();
+    });
+  }
+
+  function init() {
+    if (!Session.hasSession()) return toLogin();
+    el('sign-out').addEventListener('click', signOut);
+    Session.authed('GET', '/auth/me').then(function (res) {
+      if (res.ok && res.body && res.body.user) return render(res.body);
+      Session.clear();
+      toLogin();
+    });
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();
