@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ApiKeyController } from './api-keys/api-key.controller';
+import { ApiKeyRepository } from './api-keys/api-key.repository';
+import { ApiKeyService } from './api-keys/api-key.service';
 import { AuthController } from './auth.controller';
 import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
@@ -12,8 +15,8 @@ import { SessionService } from './session.service';
 import { TokenService } from './token.service';
 
 @Module({
-  controllers: [AuthController],
-  providers: [AuthService, AuthRepository, SessionService, TokenService, PasswordService, MfaService, MailService, PasswordLoginPolicy, PrincipalRepository, PrincipalResolver],
+  controllers: [AuthController, ApiKeyController],
+  providers: [AuthService, AuthRepository, SessionService, TokenService, PasswordService, MfaService, MailService, PasswordLoginPolicy, PrincipalRepository, PrincipalResolver, ApiKeyService, ApiKeyRepository],
   exports: [PrincipalResolver, SessionService, TokenService, PasswordService, MailService, PasswordLoginPolicy, AuthRepository],
 })
 export class AuthModule {}

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../../../common/principal';
+import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
+import { AuditService } from '../../audit/audit.service';
+import { normalizePermissions, notCovered } from '../../tenancy/roles/permission-set.util';
+import type { ApiKeyCreatedDto, ApiKeyDto, ApiKeyListDto, ApiKeyResponseDto, CreateApiKeyDto, ListApiKeysQueryDto } from './api-key.dto';
+import { ApiKeyErrors } from './api-key.errors';
+import { ApiKeyRepository, ApiKeyRow } from './api-key.repository';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function toDto(r: ApiKeyRow): ApiKeyDto {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.key_prefix,
+    orgId: r.org_id,
+    partnerId: r.partner_id,
+    permissions: r.permissions,
+    mfaSatisfied: r.mfa_satisfied,
+    createdBy: r.created_by,
+    createdAt: r.created_at.toISOString(),
+    expiresAt: iso(r.expires_at),
+    lastUsedAt: iso(r.last_used_at),
+    revokedAt: iso(r.revoked_at),
+  };
+}
+
+/**
+ * API keys bound to one organization or partner-wide, with a permission list inside the
+ * creator's. The secret is returned once and stored as a SHA-256 hash.
+ */
+@Injectable()
+export class ApiKeyService {
+  constructor(
+    private readonly repo: ApiKeyRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async list(principal: Principal, q: ListApiKeysQueryDto): Promise<ApiKeyListDto> {
+    if (q.orgId && !principal.orgIds.includes(q.orgId)) throw ApiKeyErrors.organizationNotFound();
+    return { success: true, apiKeys: (await this.repo.list(q.orgId)).map(toDto) };
+  }
+
+  async create(principal: Principal, dto: CreateApiKeyDto): Promise<ApiKeyCreatedDto> {
+    // A key must not outlive or outreach a person: keys minting keys would escape both checks.
+    if (principal.kind !== 'user') throw ApiKeyErrors.userRequired();
+    if (principal.allowedSiteIds !== null) throw ApiKeyErrors.siteRestricted();
+    const owner = await this.owner(principal, dto.orgId);
+    const missing = notCovered(principal.permissions, dto.permissions);
+    if (missing.length) throw ApiKeyErrors.privilegeEscalation(missing);
+    if (dto.expiresAt && new Date(dto.expiresAt).getTime() <= Date.now()) throw ApiKeyErrors.expiryInPast();
+
+    const key = `sk_${randomToken(32)}`;
+    const prefix = key.slice(3, 11);
+    const permissions = normalizePermissions(dto.permissions);
+    const row = await this.repo.insert({
+      ...owner,
+      name: dto.name,
+      prefix,
+      keyHash: tokenHash(key),
+      permissions,
+      mfaSatisfied: principal.mfa,
+      createdBy: principal.userId,
+      expiresAt: dto.expiresAt ?? null,
+    });
+    await this.audit.record({
+      action: 'api_key.create',
+      ...owner,
+      resourceType: 'api_key',
+      resourceId: row!.id,
+      details: { name: dto.name, prefix, permissions, expiresAt: dto.expiresAt ?? null, mfaSatisfied: principal.mfa },
+    });
+    return { success: true, apiKey: toDto(row!), key };
+  }
+
+  async revoke(id: string): Promise<ApiKeyResponseDto> {
+    const row = await this.repo.revoke(id);
+    if (!row) throw ApiKeyErrors.notFound();
+    await this.audit.record({
+      action: 'api_key.revoke',
+      orgId: row.org_id,
+      partnerId: row.partner_id,
+      resourceType: 'api_key',
+      resourceId: id,
+      details: { name: row.name, prefix: row.key_prefix },
+    });
+    return { success: true, apiKey: toDto(row) };
+  }
+
+  /**
+   * Organization keys for organizations the caller reaches. A partner-wide key reaches every
+   * organization of the partner, now and later, so only a technician who has that reach may make one.
+   */
+  private async owner(principal: Principal, orgId: string | undefined): Promise<{ orgId: string | null; partnerId: string | null }> {
+    const target = orgId ?? (principal.scope === 'organization' ? principal.orgId : null);
+    if (target) {
+      if (!principal.orgIds.includes(target)) throw ApiKeyErrors.organizationNotFound();
+      return { orgId: target, partnerId: null };
+    }
+    const partnerId = principal.partnerId as string;
+    if ((await this.repo.partnerOrgAccess(principal.userId as string, partnerId)) !== 'all') throw ApiKeyErrors.partnerWideEscalation();
+    return { orgId: null, partnerId };
+  }
+}
