@@ -14,7 +14,7 @@ export function ssoFixture() {
   const domain = f.emails.adminA.split('@')[1];
   return {
     ...f,
-    emails: { ...f.emails, ssoAdminA: `sso-admin-a@${domain}` },
+    emails: { ...f.emails, ssoAdminA: `sso-admin-a@${domain}` } as Record<string, string>,
     roles: [
       ...(f.roles ?? []),
       { key: 'ssoAdminRoleA', scope: 'organization' as const, organization: 'orgA', name: 'SSO admin', permissions: ['organizations:write', 'organizations:read'] },
