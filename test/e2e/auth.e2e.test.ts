@@ -78,3 +78,31 @@ describe('password sign-in, MFA, refresh rotation and sessions', () => {
     await request(t.http).get('/api/v1/organizations').set('Authorization', `Bearer ${forged}`).expect(401);
   });
 });
+
+describe('with the caller cache enabled', () => {
+  let t: TestApp;
+  let f: ReturnType<typeof tenantFixture>;
+
+  beforeAll(async () => {
+    t = await startTestApp({ PRINCIPAL_CACHE_TTL_MS: '60000' });
+    f = tenantFixture();
+    await t.seed(f);
+  });
+  afterAll(() => t.close());
+
+  it('still locks out a session the moment it is logged out on this instance', async () => {
+    const login = await request(t.http).post('/api/v1/auth/login').send({ email: f.emails.readerA, password: PASSWORD }).expect(200);
+    const auth = `Bearer ${login.body.accessToken}`;
+    await request(t.http).get('/api/v1/auth/me').set('Authorization', auth).expect(200);
+    await request(t.http).post('/api/v1/auth/logout').set('Authorization', auth).expect(200);
+    await request(t.http).get('/api/v1/auth/me').set('Authorization', auth).expect(401);
+  });
+
+  it('still locks out a session revoked by refresh-token reuse', async () => {
+    const login = await request(t.http).post('/api/v1/auth/login').send({ email: f.emails.adminB, password: PASSWORD }).expect(200);
+    const next = await request(t.http).post('/api/v1/auth/refresh').send({ refreshToken: login.body.refreshToken }).expect(200);
+    await request(t.http).get('/api/v1/auth/me').set('Authorization', `Bearer ${next.body.accessToken}`).expect(200);
+    await request(t.http).post('/api/v1/auth/refresh').send({ refreshToken: login.body.refreshToken }).expect(401);
+    await request(t.http).get('/api/v1/auth/me').set('Authorization', `Bearer ${next.body.accessToken}`).expect(401);
+  });
+});

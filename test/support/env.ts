@@ -9,3 +9,4 @@ process.env.PUBLIC_URL = 'http://localhost:3000';
 process.env.SSO_ALLOW_INSECURE_LOOPBACK_IDP = 'true';
 delete process.env.REDIS_URL;
 delete process.env.IS_HOSTED;
+process.env.PRINCIPAL_CACHE_TTL_MS = '0';

@@ -35,6 +35,7 @@ class EnvVars {
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @IsString() DATA_DIR?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() START_JOBS?: boolean;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60000) PRINCIPAL_CACHE_TTL_MS?: number;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +67,8 @@ export interface AppConfig {
   logLevel: string;
   dataDir: string;
   startJobs: boolean;
+  /** How long a resolved caller (session, memberships, permissions) is reused; 0 disables. */
+  principalCacheTtlMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -144,5 +147,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: vars.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     dataDir,
     startJobs: vars.START_JOBS ?? nodeEnv !== 'test',
+    principalCacheTtlMs: vars.PRINCIPAL_CACHE_TTL_MS ?? 2000,
   };
 }

@@ -11,6 +11,7 @@ import { MailService } from './mail.service';
 import { MfaService } from './mfa.service';
 import { PasswordLoginPolicy } from './password-login-policy.service';
 import { PasswordService } from './password.service';
+import { PrincipalResolver } from './principal-resolver.service';
 import { SessionService } from './session.service';
 import { TokenService } from './token.service';
 import type { MeDto, MfaChallengeDto, MfaEnrollmentDto, SuccessMessageDto, TokenPairDto } from './dto/auth.dto';
@@ -34,6 +35,7 @@ export class AuthService {
     private readonly box: SecretBox,
     private readonly mail: MailService,
     private readonly policy: PasswordLoginPolicy,
+    private readonly principals: PrincipalResolver,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -89,7 +91,10 @@ export class AuthService {
       const secret = this.box.decrypt(user.totp_pending_secret, totpContext(user.id));
       await this.checkTotp(user.id, secret, code);
       await this.repo.activateTotp(user.id, user.totp_pending_secret);
-      if (principal.sessionId) await this.repo.markSessionMfa(principal.sessionId);
+      if (principal.sessionId) {
+        await this.repo.markSessionMfa(principal.sessionId);
+        this.principals.forgetSession(principal.sessionId);
+      }
       await this.audit.record({ action: 'auth.mfa.enabled', resourceType: 'user', resourceId: user.id, orgId: principal.orgId, partnerId: principal.partnerId });
       return { success: true, message: 'Multi-factor authentication is enabled' };
     });
@@ -104,6 +109,7 @@ export class AuthService {
         const known = await this.repo.refreshTokenFamily(hash);
         if (known?.used_at) {
           await this.repo.revokeSession(known.session_id, 'refresh_token_reuse');
+          this.principals.forgetSession(known.session_id);
           this.logger.warn(`Refresh token reuse detected: session ${known.session_id} revoked`);
         }
         return AuthErrors.invalidRefreshToken();
@@ -124,7 +130,10 @@ export class AuthService {
 
   logout(principal: Principal): Promise<SuccessMessageDto> {
     return this.tx.withSystemContext('a user ends their own session', async () => {
-      if (principal.sessionId) await this.repo.revokeSession(principal.sessionId, 'logout');
+      if (principal.sessionId) {
+        await this.repo.revokeSession(principal.sessionId, 'logout');
+        this.principals.forgetSession(principal.sessionId);
+      }
       return { success: true, message: 'Signed out' };
     });
   }
@@ -154,6 +163,7 @@ export class AuthService {
       if (!row || (await this.policy.isSsoEnforced(row.user_id))) throw AuthErrors.invalidResetToken();
       await this.repo.setPassword(row.user_id, await this.passwords.hash(password));
       await this.repo.revokeUserSessions(row.user_id, 'password_reset');
+      this.principals.forgetUser(row.user_id);
       return { success: true, message: 'Your password has been changed. Sign in with the new password.' };
     });
   }
@@ -164,6 +174,7 @@ export class AuthService {
       if (!(await this.passwords.verify(user.password_hash, current))) throw AuthErrors.wrongPassword();
       await this.repo.setPassword(user.id, await this.passwords.hash(next));
       await this.repo.revokeUserSessions(user.id, 'password_changed', principal.sessionId);
+      this.principals.forgetUser(user.id);
       return { success: true, message: 'Password changed; your other sessions were signed out' };
     });
   }

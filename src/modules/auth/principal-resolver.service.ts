@@ -1,27 +1,72 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { ANONYMOUS, Principal } from '../../common/principal';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import { tokenHash } from '../../infra/crypto/secret-box.service';
 import { PrincipalRepository } from './principal.repository';
 import { TokenService } from './token.service';
 
-/** Turns a bearer credential into a principal. Returns null when the credential is not valid now. */
+const CACHE_MAX_ENTRIES = 10_000;
+
+/**
+ * Turns a bearer credential into a principal. Returns null when the credential is not valid now.
+ *
+ * Resolved principals are reused for PRINCIPAL_CACHE_TTL_MS (2 s by default): on the instance
+ * that revokes a session the revocation is immediate (forgetSession); other instances see it
+ * within that window. The access token itself lives 15 minutes, so the window is what bounds the
+ * staleness of a membership or permission change, not the token.
+ */
 @Injectable()
 export class PrincipalResolver {
+  private readonly cache = new Map<string, { principal: Principal | null; expires: number }>();
+
   constructor(
     private readonly tokens: TokenService,
     private readonly repo: PrincipalRepository,
     private readonly tx: TenantTransaction,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  forgetSession(sessionId: string): void {
+    this.cache.delete(`s:${sessionId}`);
+  }
+
+  forgetUser(userId: string): void {
+    for (const [key, entry] of this.cache) if (entry.principal?.userId === userId) this.cache.delete(key);
+  }
+
   async fromBearer(bearer: string): Promise<Principal | null> {
-    if (bearer.startsWith('sk_')) return this.fromApiKey(bearer);
+    if (bearer.startsWith('sk_')) return this.cached(`k:${tokenHash(bearer)}`, () => this.fromApiKey(bearer));
     const claims = await this.tokens.verifyAccess(bearer);
     if (!claims) return null;
+    const principal = await this.cached(`s:${claims.sid}`, () => this.fromSession(claims.sid));
+    return principal && principal.userId === claims.sub ? principal : null;
+  }
+
+  async fromAgentToken(token: string): Promise<Principal | null> {
+    return this.cached(`a:${tokenHash(token)}`, () => this.loadAgent(token));
+  }
+
+  private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+    const ttl = this.config.principalCacheTtlMs;
+    if (ttl <= 0) return load();
+    const now = Date.now();
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > now) return hit.principal;
+    const principal = await load();
+    if (this.cache.size >= CACHE_MAX_ENTRIES) {
+      for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
+      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
+    }
+    this.cache.set(key, { principal, expires: now + ttl });
+    return principal;
+  }
+
+  private fromSession(sid: string): Promise<Principal | null> {
     // System context: the caller's tenants are what we are about to find out.
     return this.tx.withSystemContext('resolve the caller of a request', async () => {
-      const session = await this.repo.activeSession(claims.sid);
-      if (!session || session.user_id !== claims.sub || session.user_status !== 'active') return null;
+      const session = await this.repo.activeSession(sid);
+      if (!session || session.user_status !== 'active') return null;
       const base: Principal = { ...ANONYMOUS, kind: 'user', userId: session.user_id, sessionId: session.id, scope: session.scope, mfa: session.mfa };
       if (session.scope === 'organization' && session.org_id) {
         const grant = await this.repo.organizationGrant(session.user_id, session.org_id);
@@ -59,7 +104,7 @@ export class PrincipalResolver {
     });
   }
 
-  async fromAgentToken(token: string): Promise<Principal | null> {
+  private loadAgent(token: string): Promise<Principal | null> {
     return this.tx.withSystemContext('resolve an agent token to its device', async () => {
       const row = await this.repo.agent(tokenHash(token));
       if (!row) return null;
