@@ -40,6 +40,8 @@ describe('devices administration and enrollment', () => {
     expectError(await w.as.adminA.get('/devices?page=0'), 400, 'validation_failed');
     expectError(await w.as.adminA.get('/devices?limit=ten'), 400, 'validation_failed');
     expectError(await w.as.adminA.get('/devices?status=broken'), 400, 'validation_failed');
+    expectError(await w.as.adminA.get('/devices?search=a%00b'), 400, 'validation_failed');
+    expectError(await w.as.adminA.get('/devices?page=1&page=2'), 400, 'validation_failed');
   });
 
   it('creates a device in a site of the organization and audits it', async () => {

@@ -113,6 +113,8 @@ describe('sites administration', () => {
   it('rejects unknown fields, wrong types, nulls, malformed JSON and non-UUID ids with 400', async () => {
     expectError(await w.as.adminA.post('/sites', { name: 'X', color: 'red' }), 400, 'validation_failed');
     expectError(await w.as.adminA.post('/sites', { name: 42 }), 400, 'validation_failed');
+    expectError(await w.as.adminA.post('/sites', { name: 'nul\u0000byte' }), 400, 'validation_failed');
+    expectError(await w.as.adminA.raw('post', '/sites', '[{"name":"in an array"}]'), 400, 'validation_failed');
     expectError(await w.as.adminA.post('/sites', { name: 'X', orgId: 'not-a-uuid' }), 400, 'validation_failed');
     expectError(await w.as.adminA.patch(`/sites/${w.ids.siteA1}`, { name: null }), 400, 'validation_failed');
     expectError(await w.as.adminA.patch(`/sites/${w.ids.siteA1}`, { orgId: w.ids.orgB }), 400, 'validation_failed');

@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsUUID, ValidateIf } from 'class-validator';
+import { IsText } from '../shared/text.util';
 import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
 
 export const DEVICE_STATUSES = ['active', 'decommissioned'] as const;
@@ -9,7 +10,7 @@ export class ListDevicesQueryDto extends PageQueryDto {
   @IsOptional() @IsUUID() siteId?: string;
   @IsOptional() @IsIn(DEVICE_STATUSES) status?: DeviceStatus;
   /** Case-insensitive substring of the hostname. */
-  @IsOptional() @IsString() @Length(1, 255) search?: string;
+  @IsOptional() @IsText(1, 255) search?: string;
 }
 
 export class CreateDeviceDto {
@@ -17,18 +18,18 @@ export class CreateDeviceDto {
   @IsOptional() @IsUUID() orgId?: string;
   @IsUUID() siteId: string;
   /** 1 to 255 characters. */
-  @IsString() @Length(1, 255) hostname: string;
+  @IsText(1, 255) hostname: string;
   /** Free-form operating-system family, up to 32 characters (e.g. windows, macos, linux). */
-  @IsOptional() @IsString() @Length(1, 32) osType?: string;
+  @IsOptional() @IsText(1, 32) osType?: string;
 }
 
 export class UpdateDeviceDto {
-  @ValidateIf((_, v) => v !== undefined) @IsString() @Length(1, 255) hostname?: string;
+  @ValidateIf((_, v) => v !== undefined) @IsText(1, 255) hostname?: string;
   /** A site of the device's organization. */
   @ValidateIf((_, v) => v !== undefined) @IsUUID() siteId?: string;
   /** Decommissioning revokes the device's agent. */
   @ValidateIf((_, v) => v !== undefined) @IsIn(DEVICE_STATUSES) status?: DeviceStatus;
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsString() @MaxLength(32) osType?: string | null;
+  @ValidateIf((_, v) => v !== undefined && v !== null) @IsText(1, 32) osType?: string | null;
 }
 
 export class DeviceDto {

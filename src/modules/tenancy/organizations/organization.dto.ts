@@ -1,9 +1,10 @@
 import { PartialType } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
+import { IsText } from '../shared/text.util';
 
 export class CreateOrganizationDto {
   /** 1 to 255 characters. */
-  @IsString() @Length(1, 255) name: string;
+  @IsText(1, 255) name: string;
   @IsOptional() @IsIn(['active', 'suspended']) status?: 'active' | 'suspended';
 }
 
