@@ -22,6 +22,8 @@
     el('who-mfa').textContent = me.session.mfa ? 'Verified for this session' : 'Not verified for this session';
     el('who').hidden = false;
     el('sign-out').hidden = false;
+    // The list now shows it; the live region still tells screen-reader users the page is ready.
+    el('status').className = 'visually-hidden';
     el('status').textContent = 'Signed in as ' + me.user.email + '.';
     el('main').setAttribute('aria-busy', 'false');
   }
