@@ -24,5 +24,5 @@ export const TenancyErrors = {
   roleScopeMismatch: (owner: string) => AppException.badRequest('role_scope_mismatch', `The role must be a role of the same ${owner}`),
   siteOutsideOrgAccess: () => AppException.badRequest('site_outside_org_access', 'Every site must belong to one of the organizations granted'),
   deviceDecommissioned: () => AppException.conflict('device_decommissioned', 'A decommissioned device cannot be enrolled'),
-  fieldRequired: (field: string, message: string) => AppException.validation([{ field, message }]),
+  invalidField: (field: string, message: string) => AppException.validation([{ field, message }]),
 };

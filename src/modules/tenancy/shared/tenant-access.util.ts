@@ -8,7 +8,7 @@ import { TenancyErrors } from '../tenancy.errors';
  */
 export function targetOrg(principal: Principal, orgId: string | null | undefined): string {
   const id = orgId ?? (principal.scope === 'organization' ? principal.orgId : null);
-  if (!id) throw TenancyErrors.fieldRequired('orgId', 'orgId is required for partner-scope callers');
+  if (!id) throw TenancyErrors.invalidField('orgId', 'orgId is required for partner-scope callers');
   requireOrg(principal, id);
   return id;
 }
