@@ -1,4 +1,8 @@
-/* The signed-in landing page: who the stored session belongs to, and sign-out. */
+/*
+ * The signed-in landing page (/app) and the profile page (/settings/profile): who the stored
+ * session belongs to, sign-out, and on the profile page the outcome of linking an identity
+ * provider account (?ssoLinked=1 or ?ssoLinkError=, CONTRACT.md §3).
+ */
 (function () {
   'use strict';
 
@@ -36,8 +40,24 @@
     });
   }
 
+  function showLinkOutcome() {
+    var notice = el('notice');
+    if (!notice) return;
+    var params = new URLSearchParams(window.location.search);
+    if (params.get('ssoLinked') === '1') {
+      notice.className = 'notice';
+      notice.textContent = 'Your identity provider account is now linked. You can sign in with it from now on.';
+    } else if (params.has('ssoLinkError')) {
+      notice.textContent = window.RmmMessages.linkError(params.get('ssoLinkError'));
+    } else {
+      return;
+    }
+    notice.hidden = false;
+  }
+
   function init() {
     if (!Session.hasSession()) return toLogin();
+    showLinkOutcome();
     el('sign-out').addEventListener('click', signOut);
     Session.authed('GET', '/auth/me').then(function (res) {
       if (res.ok && res.body && res.body.user) return render(res.body);
