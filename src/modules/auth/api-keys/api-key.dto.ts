@@ -1,10 +1,10 @@
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsISO8601, IsOptional, IsUUID } from 'class-validator';
-import { IsText } from '../../tenancy/shared/text.util';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsISO8601, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { NoNul } from '../../tenancy/shared/text.util';
 import { IsPermission } from '../../tenancy/roles/permission-set.util';
 
 export class CreateApiKeyDto {
   /** 1 to 255 characters. */
-  @IsText(1, 255) name: string;
+  @IsString() @Length(1, 255) @NoNul() name: string;
   /**
    * The organization the key is bound to; defaults to the caller's organization for an
    * organization-scope session. A partner-scope caller who omits it creates a partner-wide key.

@@ -1,5 +1,5 @@
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsOptional, IsUUID, ValidateIf } from 'class-validator';
-import { IsText } from '../shared/text.util';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
+import { NoNul } from '../shared/text.util';
 
 export class CreateDeviceGroupDto {
   /** Owning organization; defaults to the caller's organization for organization-scope sessions. */
@@ -7,13 +7,13 @@ export class CreateDeviceGroupDto {
   /** A site of the same organization; absent for an organization-wide group. */
   @IsOptional() @IsUUID() siteId?: string;
   /** 1 to 255 characters, unique within the organization. */
-  @IsText(1, 255) name: string;
+  @IsString() @Length(1, 255) @NoNul() name: string;
 }
 
 export class UpdateDeviceGroupDto {
   /** A site of the group's organization, or null to make the group organization-wide. */
   @ValidateIf((_, v) => v !== undefined && v !== null) @IsUUID() siteId?: string | null;
-  @ValidateIf((_, v) => v !== undefined) @IsText(1, 255) name?: string;
+  @ValidateIf((_, v) => v !== undefined) @IsString() @Length(1, 255) @NoNul() name?: string;
 }
 
 export class ListDeviceGroupsQueryDto {

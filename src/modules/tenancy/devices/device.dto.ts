@@ -1,5 +1,5 @@
-import { IsIn, IsOptional, IsUUID, ValidateIf } from 'class-validator';
-import { IsText } from '../shared/text.util';
+import { IsIn, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
+import { NoNul } from '../shared/text.util';
 import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
 
 export const DEVICE_STATUSES = ['active', 'decommissioned'] as const;
@@ -10,7 +10,7 @@ export class ListDevicesQueryDto extends PageQueryDto {
   @IsOptional() @IsUUID() siteId?: string;
   @IsOptional() @IsIn(DEVICE_STATUSES) status?: DeviceStatus;
   /** Case-insensitive substring of the hostname. */
-  @IsOptional() @IsText(1, 255) search?: string;
+  @IsOptional() @IsString() @Length(1, 255) @NoNul() search?: string;
 }
 
 export class CreateDeviceDto {
@@ -18,18 +18,18 @@ export class CreateDeviceDto {
   @IsOptional() @IsUUID() orgId?: string;
   @IsUUID() siteId: string;
   /** 1 to 255 characters. */
-  @IsText(1, 255) hostname: string;
+  @IsString() @Length(1, 255) @NoNul() hostname: string;
   /** Free-form operating-system family, up to 32 characters (e.g. windows, macos, linux). */
-  @IsOptional() @IsText(1, 32) osType?: string;
+  @IsOptional() @IsString() @Length(1, 32) @NoNul() osType?: string;
 }
 
 export class UpdateDeviceDto {
-  @ValidateIf((_, v) => v !== undefined) @IsText(1, 255) hostname?: string;
+  @ValidateIf((_, v) => v !== undefined) @IsString() @Length(1, 255) @NoNul() hostname?: string;
   /** A site of the device's organization. */
   @ValidateIf((_, v) => v !== undefined) @IsUUID() siteId?: string;
   /** Decommissioning revokes the device's agent. */
   @ValidateIf((_, v) => v !== undefined) @IsIn(DEVICE_STATUSES) status?: DeviceStatus;
-  @ValidateIf((_, v) => v !== undefined && v !== null) @IsText(1, 32) osType?: string | null;
+  @ValidateIf((_, v) => v !== undefined && v !== null) @IsString() @Length(1, 32) @NoNul() osType?: string | null;
 }
 
 export class DeviceDto {

@@ -1,10 +1,10 @@
 import { PartialType } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
-import { IsText } from '../shared/text.util';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { NoNul } from '../shared/text.util';
 
 export class CreateOrganizationDto {
   /** 1 to 255 characters. */
-  @IsText(1, 255) name: string;
+  @IsString() @Length(1, 255) @NoNul() name: string;
   @IsOptional() @IsIn(['active', 'suspended']) status?: 'active' | 'suspended';
 }
 

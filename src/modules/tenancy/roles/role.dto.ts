@@ -1,6 +1,6 @@
 import { PickType, PartialType } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsUUID } from 'class-validator';
-import { IsText } from '../shared/text.util';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { NoNul } from '../shared/text.util';
 import { IsPermission } from './permission-set.util';
 
 export const ROLE_SCOPES = ['organization', 'partner'] as const;
@@ -12,7 +12,7 @@ export class CreateRoleDto {
   /** Owning organization of an organization role; defaults to the caller's organization for organization-scope sessions. */
   @IsOptional() @IsUUID() orgId?: string;
   /** 1 to 255 characters, unique (case-insensitively) within the owner. */
-  @IsText(1, 255) name: string;
+  @IsString() @Length(1, 255) @NoNul() name: string;
   /** `*` or `resource:action`; never beyond the caller's own permissions. */
   @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsPermission({ each: true }) permissions: string[];
 }

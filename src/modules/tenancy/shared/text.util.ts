@@ -1,9 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
-import { IsString, Length, NotContains } from 'class-validator';
+import { NotContains, ValidationOptions } from 'class-validator';
 
 /**
- * A string of `min` to `max` characters that PostgreSQL can store: text columns refuse the NUL
- * character, which would otherwise surface as a server error instead of a 400.
+ * PostgreSQL text cannot hold the NUL character: refusing it at validation keeps such input a
+ * 400 instead of a database error.
  */
-export const IsText = (min: number, max: number) =>
-  applyDecorators(IsString(), Length(min, max), NotContains('\u0000', { message: '$property must not contain NUL characters' }));
+export const NoNul = (options?: ValidationOptions) => NotContains('\u0000', { message: '$property must not contain NUL characters', ...options });

@@ -1,13 +1,13 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
-import { IsOptional, IsUUID } from 'class-validator';
-import { IsText } from '../shared/text.util';
+import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { NoNul } from '../shared/text.util';
 import { IsIanaTimeZone } from './timezone.util';
 
 export class CreateSiteDto {
   /** Owning organization; defaults to the caller's organization for organization-scope sessions. */
   @IsOptional() @IsUUID() orgId?: string;
   /** 1 to 255 characters, unique within the organization. */
-  @IsText(1, 255) name: string;
+  @IsString() @Length(1, 255) @NoNul() name: string;
   /** IANA time zone name (default UTC). */
   @IsOptional() @IsIanaTimeZone() timezone?: string;
 }

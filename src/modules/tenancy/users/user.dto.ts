@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateIf } from 'class-validator';
-import { IsText } from '../shared/text.util';
+import { NoNul } from '../shared/text.util';
 import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
 
 /** A non-empty list of distinct site or organization ids. */
@@ -10,13 +10,13 @@ export class ListUsersQueryDto extends PageQueryDto {
   /** Only members of this organization. */
   @IsOptional() @IsUUID() orgId?: string;
   /** Case-insensitive substring of the email or name. */
-  @IsOptional() @IsText(1, 255) search?: string;
+  @IsOptional() @IsString() @Length(1, 255) @NoNul() search?: string;
 }
 
 export class CreateUserDto {
   @IsEmail() @MaxLength(255) email: string;
   /** 1 to 255 characters. */
-  @IsText(1, 255) name: string;
+  @IsString() @Length(1, 255) @NoNul() name: string;
   /** 12 to 256 characters; absent for a user who signs in through SSO or a reset link. */
   @IsOptional() @IsString() @Length(12, 256) password?: string;
   /** Organization of the first membership; defaults to the caller's organization for organization-scope sessions. */
@@ -45,7 +45,7 @@ export class CreatePartnerMembershipDto {
   /** An existing user visible to the caller; otherwise give email and name to create one. */
   @IsOptional() @IsUUID() userId?: string;
   @IsOptional() @IsEmail() @MaxLength(255) email?: string;
-  @IsOptional() @IsText(1, 255) name?: string;
+  @IsOptional() @IsString() @Length(1, 255) @NoNul() name?: string;
   /** 12 to 256 characters, for a new user only. */
   @IsOptional() @IsString() @Length(12, 256) password?: string;
   /** A partner role of the caller's partner. */
