@@ -14,8 +14,7 @@ export const TenancyErrors = {
   siteAccessDenied: () => AppException.forbidden('site_access_denied', 'You do not have access to this site'),
   privilegeEscalation: (permissions: string[]) =>
     AppException.forbidden('privilege_escalation', 'You cannot grant permissions beyond your own', { permissions }),
-  orgAccessEscalation: () =>
-    AppException.forbidden('privilege_escalation', 'You cannot grant access to organizations beyond your own', { permissions: [] }),
+  orgAccessEscalation: () => AppException.forbidden('privilege_escalation', 'You cannot grant access to organizations beyond your own'),
   nameTaken: (what: string) => AppException.conflict('name_taken', `A ${what} with this name already exists`),
   emailTaken: () => AppException.conflict('email_taken', 'A user with this email already exists'),
   membershipExists: () => AppException.conflict('membership_exists', 'The user already has this membership'),

@@ -8,6 +8,6 @@ export const ApiKeyErrors = {
   privilegeEscalation: (permissions: string[]) =>
     AppException.forbidden('privilege_escalation', 'An API key cannot hold permissions beyond your own', { permissions }),
   partnerWideEscalation: () =>
-    AppException.forbidden('privilege_escalation', 'Only a technician with access to every organization can create a partner-wide key', { permissions: [] }),
+    AppException.forbidden('privilege_escalation', 'Only a technician with access to every organization can create a partner-wide key'),
   expiryInPast: () => AppException.validation([{ field: 'expiresAt', message: 'expiresAt must be in the future' }]),
 };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../../../common/principal';
+import { canAccessSite, Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import type { SuccessDto } from '../shared/pagination.dto';
 import { mapViolations } from '../shared/pg-error.util';
@@ -92,11 +92,10 @@ export class DeviceGroupService {
     return this.response(principal, id);
   }
 
+  /** A group outside the caller's sites (organization-wide ones included) reads as not found. */
   private async response(principal: Principal, id: string): Promise<DeviceGroupResponseDto> {
     const row = await this.repo.find(id, principal.allowedSiteIds);
-    if (!row || (principal.allowedSiteIds !== null && !(row.site_id && principal.allowedSiteIds.includes(row.site_id)))) {
-      throw TenancyErrors.deviceGroupNotFound();
-    }
+    if (!row || !canAccessSite(principal, row.site_id)) throw TenancyErrors.deviceGroupNotFound();
     return { success: true, deviceGroup: toDto(row) };
   }
 
