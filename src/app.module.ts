@@ -25,6 +25,8 @@ import { BrandingModule } from './modules/branding/branding.module';
 import { SsoModule } from './modules/sso/sso.module';
 import { SeedModule } from './infra/database/seed/seed.module';
 import { ContentModule } from './modules/content/content.module';
+import { PoliciesModule } from './modules/policies/policies.module';
+import { SsoLoginModule } from './modules/sso/login/sso-login.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -70,6 +72,8 @@ export class AppModule {
         SsoModule,
         SeedModule,
         ContentModule,
+        PoliciesModule,
+        SsoLoginModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
