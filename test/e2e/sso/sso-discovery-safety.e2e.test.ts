@@ -6,6 +6,9 @@ import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { Api, api, FakeIssuer, ssoFixture, startFakeIssuer } from './sso-test-kit';
 
+// Booting the whole app can take longer than jest's 5 s default while other suites compile in parallel.
+jest.setTimeout(30_000);
+
 /**
  * Spec 1.2.5 through the code path production uses: the app resolves every IdP host with
  * the DNS server named by DNS_SERVERS (here a real one on loopback that the test controls)

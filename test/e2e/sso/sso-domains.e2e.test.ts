@@ -4,6 +4,9 @@ import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { Api, api, ssoFixture } from './sso-test-kit';
 
+// Booting the whole app can take longer than jest's 5 s default while other suites compile in parallel.
+jest.setTimeout(30_000);
+
 interface ClaimedDomain {
   id: string;
   domain: string;

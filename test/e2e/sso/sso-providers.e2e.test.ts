@@ -8,6 +8,9 @@ import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { Api, api, domainOfLength, FakeIssuer, ssoFixture, startFakeIssuer } from './sso-test-kit';
 
+// Booting the whole app can take longer than jest's 5 s default while other suites compile in parallel.
+jest.setTimeout(30_000);
+
 const SECRET = 'top-secret-client-value-7f3a9c';
 
 describe('SSO provider administration', () => {
@@ -443,6 +446,17 @@ describe('SSO provider administration', () => {
       expect(res.body.provider).toMatchObject({ issuer: idp.issuer, tokenUrl: `${idp.issuer}/token`, generation: 2 });
       const [audit] = await auditOf(provider.id, 'sso.provider.update');
       expect(audit.details).toMatchObject({ changed: expect.arrayContaining(['issuer', 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'jwksUrl']), discovery: 'succeeded' });
+    });
+
+    it('retries discovery when the same issuer is sent again for a provider whose discovery had failed', async () => {
+      idp.respond((_req, res) => res.writeHead(503).end());
+      const res = await adminA.post('/sso/providers', completeOidc({ name: 'Retry' })).expect(201);
+      expect(res.body.warnings).toEqual([expect.objectContaining({ reason: 'http_status' })]);
+      idp.serveDefault();
+      const retried = await adminA.patch(`/sso/providers/${res.body.provider.id}`, { issuer: idp.issuer }).expect(200);
+      expect(retried.body.provider).toMatchObject({ authorizationUrl: `${idp.issuer}/authorize`, jwksUrl: `${idp.issuer}/jwks`, generation: 2 });
+      const again = await adminA.patch(`/sso/providers/${res.body.provider.id}`, { issuer: idp.issuer }).expect(200);
+      expect(again.body.provider.generation).toBe(2);
     });
 
     it('changes nothing when discovery of a new issuer fails', async () => {

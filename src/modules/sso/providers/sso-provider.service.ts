@@ -220,7 +220,9 @@ export class SsoProviderService {
 
     await this.assertManualEndpoints(dto);
     let discovered = false;
-    if (current.type === 'oidc' && typeof dto.issuer === 'string' && dto.issuer !== current.issuer) {
+    // Re-sending the same issuer retries discovery when an earlier one left endpoints missing.
+    const endpointMissing = ENDPOINT_FIELDS.some((field) => !current[field]);
+    if (current.type === 'oidc' && typeof dto.issuer === 'string' && (dto.issuer !== current.issuer || endpointMissing)) {
       let endpoints: DiscoveredOidcEndpoints;
       try {
         endpoints = await this.discovery.discover(dto.issuer);
