@@ -18,9 +18,9 @@ export function stateCookieOptions(secure: boolean): CookieOptions {
   return { httpOnly: true, sameSite: 'lax', secure, path: CALLBACK_PATH, maxAge: LOGIN_SESSION_TTL_SECONDS * 1000 };
 }
 
-/** Same attributes with an immediate expiry, so the browser drops the cookie. */
+/** For res.clearCookie: the attributes that identify the cookie to the browser. */
 export function clearedStateCookieOptions(secure: boolean): CookieOptions {
-  return { httpOnly: true, sameSite: 'lax', secure, path: CALLBACK_PATH, maxAge: 0 };
+  return { httpOnly: true, sameSite: 'lax', secure, path: CALLBACK_PATH };
 }
 
 /** `<state>.<HMAC-SHA256(state)>`, the HMAC keyed by the encryption key. */

@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { hasPermission } from '../../../common/principal';
+import { AuditService } from '../../audit/audit.service';
+import { SessionService } from '../../auth/session.service';
+import { TokenService } from '../../auth/token.service';
+import { IdentityWriter } from './identity-writer.service';
+import { LoginAudit } from './login-audit.service';
+import { ownerOf } from './login-provider.util';
+import type { MappedIdentity } from './oidc-claims.util';
+import type { VerifiedOidcLogin } from './oidc-relying-party.service';
+import { SsoExchangeService } from './sso-exchange.service';
+import { LoginRejection } from './sso-login.errors';
+import { LoginProviderRow, LoginSessionRow, LoginUserRow, SsoLoginRepository } from './sso-login.repository';
+
+export interface VerifiedSignIn {
+  session: LoginSessionRow;
+  login: VerifiedOidcLogin;
+  identity: MappedIdentity;
+  profile: Record<string, unknown>;
+  idpMfa: boolean;
+}
+
+interface ResolvedAccount {
+  userId: string;
+  matchedBy: 'identity' | 'email' | 'provisioned';
+}
+
+/** Thrown inside the sign-in transaction so that nothing it wrote survives a refusal. */
+class Refused extends Error {
+  constructor(readonly rejection: LoginRejection) {
+    super(rejection.reason);
+  }
+}
+
+function refuse(code: LoginRejection['code'], reason: string): never {
+  throw new Refused(new LoginRejection(code, reason));
+}
+
+/**
+ * The last step of an SSO sign-in (spec 1.1.13–14, 1.2, 1.3, 1.6, 1.7), in one transaction:
+ * the provider generation re-checked, the account resolved or provisioned, the identity
+ * linked, the session and its one-time exchange code created. A refusal rolls all of it back
+ * and is audited on its own.
+ */
+@Injectable()
+export class AccountResolver {
+  constructor(
+    private readonly repo: SsoLoginRepository,
+    private readonly tx: TenantTransaction,
+    private readonly sessions: SessionService,
+    private readonly tokens: TokenService,
+    private readonly identities: IdentityWriter,
+    private readonly exchange: SsoExchangeService,
+    private readonly audit: AuditService,
+    private readonly loginAudit: LoginAudit,
+  ) {}
+
+  async signIn(input: VerifiedSignIn): Promise<{ exchangeCode: string } | LoginRejection> {
+    const { session } = input;
+    try {
+      return await this.tx.withSystemContext('SSO sign-in resolves the account an IdP identity belongs to', () => this.signInWithin(input));
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      await this.loginAudit.rejectedApart(error.rejection, { orgId: session.org_id, partnerId: session.partner_id, providerId: session.provider_id }, 'login');
+      return error.rejection;
+    }
+  }
+
+  private async signInWithin(input: VerifiedSignIn): Promise<{ exchangeCode: string }> {
+    const { session, login, identity } = input;
+    const provider = await this.repo.provider(session.provider_id, { forShare: true });
+    if (!provider || provider.status !== 'active') refuse('sso_provider_inactive', 'provider_deactivated_during_sign_in');
+    if (provider.generation !== session.generation) refuse('sso_config_changed', 'provider_reconfigured_during_sign_in');
+    const account = provider.org_id ? await this.organizationAccount(provider!, login.sub, identity) : await this.partnerAccount(provider!, login.sub, identity);
+
+    const owner = ownerOf(provider!);
+    const linked = await this.identities.link({ ...owner, providerId: provider.id, userId: account.userId, email: identity.email, profile: input.profile, login });
+    if (!linked) refuse('identity_in_use', 'subject_linked_to_another_user');
+
+    const mfa = provider.trusts_idp_mfa && input.idpMfa;
+    const pair = await this.sessions.open({
+      userId: account.userId,
+      scope: provider.org_id ? 'organization' : 'partner',
+      orgId: owner.orgId,
+      partnerId: owner.partnerId,
+      mfa,
+      authMethod: 'sso',
+      ssoProviderId: provider.id,
+    });
+    // SessionService hands out the pair only; the session id travels inside the access token.
+    const claims = await this.tokens.verifyAccess(pair.accessToken);
+    if (!claims) throw new Error('A freshly signed access token did not verify');
+    const exchangeCode = await this.exchange.issue({ ...owner, sessionId: claims.sid, userId: account.userId, pair });
+    await this.audit.record({
+      action: 'sso.login',
+      ...owner,
+      resourceType: 'user',
+      resourceId: account.userId,
+      actor: { type: 'user', id: account.userId },
+      details: { providerId: provider.id, matchedBy: account.matchedBy, mfa, identityCreated: linked.inserted },
+    });
+    return { exchangeCode };
+  }
+
+  /** Spec 1.3 and 1.2.2 for an organization provider. */
+  private async organizationAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<ResolvedAccount> {
+    const orgId = provider.org_id!;
+    if (!(await this.repo.organizationActive(orgId))) refuse('no_org_access', 'organization_inactive');
+    const linked = await this.repo.identityBySubject(provider.id, sub);
+    let user: LoginUserRow | null;
+    let matchedBy: ResolvedAccount['matchedBy'];
+    if (linked) {
+      user = await this.repo.userById(linked.user_id);
+      matchedBy = 'identity';
+    } else {
+      // Matching by email, or creating an account, trusts the email: when the IdP did not say it
+      // verified it, the organization must have proved it owns the domain.
+      if (identity.emailVerification === 'unknown' && !(await this.repo.domainVerifiedFor(orgId, identity.domain))) {
+        refuse('sso_domain_unverified', 'email_verification_absent_and_domain_not_verified');
+      }
+      user = await this.repo.userByEmail(identity.email);
+      matchedBy = 'email';
+      if (user && (await this.repo.otherIdentityOfUser(user.id, provider.id, sub))) refuse('identity_in_use', 'account_linked_to_another_subject');
+      if (!user) {
+        const provisioned = await this.provision(provider, identity);
+        user = provisioned.user;
+        if (provisioned.created) matchedBy = 'provisioned';
+      }
+    }
+    if (!user) refuse('user_not_found', 'account_missing');
+    if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
+    if (matchedBy !== 'provisioned' && !(await this.repo.isOrganizationMember(orgId, user.id))) refuse('no_org_access', 'no_organization_membership');
+    return { userId: user.id, matchedBy };
+  }
+
+  /** Spec 1.6.4: identity-first, never provisions. */
+  private async partnerAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<ResolvedAccount> {
+    const partnerId = provider.partner_id!;
+    if (!(await this.repo.partnerActive(partnerId))) refuse('no_org_access', 'partner_inactive');
+    const linked = await this.repo.identityBySubject(provider.id, sub);
+    const user = linked ? await this.repo.userById(linked.user_id) : await this.repo.userByEmail(identity.email);
+    if (!user) refuse('invite_required', 'no_account');
+    if (!linked && (await this.repo.otherIdentityOfUser(user.id, provider.id, sub))) refuse('identity_in_use', 'account_linked_to_another_subject');
+    if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
+    if (!(await this.repo.isPartnerMember(partnerId, user.id))) refuse('invite_required', 'not_a_technician_of_this_partner');
+    return { userId: user.id, matchedBy: linked ? 'identity' : 'email' };
+  }
+
+  /** Spec 1.3.3–4 and 1.2.4: only with autoProvision and a default role its configurer may still grant. */
+  private async provision(provider: LoginProviderRow, identity: MappedIdentity): Promise<{ user: LoginUserRow | null; created: boolean }> {
+    const orgId = provider.org_id!;
+    if (!provider.auto_provision) refuse('user_not_found', 'no_account_and_auto_provision_off');
+    if (!provider.default_role_id) refuse('default_role_required', 'no_default_role');
+    const role = await this.repo.organizationRole(orgId, provider.default_role_id);
+    if (!role) refuse('default_role_required', 'default_role_not_an_organization_role');
+    if (!provider.default_role_set_by) refuse('default_role_required', 'default_role_configurer_unknown');
+    const configurer = await this.repo.userById(provider.default_role_set_by);
+    if (!configurer || configurer.status !== 'active') refuse('default_role_required', 'default_role_configurer_inactive');
+    const held = await this.repo.permissionsInOrganization(configurer.id, orgId);
+    if (!role.permissions.every((permission) => hasPermission(held, permission))) refuse('default_role_required', 'default_role_configurer_no_longer_entitled');
+
+    const userId = await this.repo.createUser(identity.email, identity.name);
+    // Another sign-in created the account meanwhile: carry on with it as an existing account.
+    if (!userId) return { user: await this.repo.userByEmail(identity.email), created: false };
+    await this.repo.addOrganizationMember(orgId, userId, role.id);
+    await this.audit.record({
+      action: 'sso.user.provisioned',
+      orgId,
+      resourceType: 'user',
+      resourceId: userId,
+      actor: { type: 'system', id: null },
+      details: { providerId: provider.id, roleId: role.id, configuredBy: configurer.id },
+    });
+    return { user: { id: userId, email: identity.email, status: 'active' }, created: true };
+  }
+}

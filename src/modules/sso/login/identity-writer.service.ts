@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { SecretBox } from '../../../infra/crypto/secret-box.service';
+import type { VerifiedOidcLogin } from './oidc-relying-party.service';
+import { SsoLoginRepository } from './sso-login.repository';
+
+/** SecretBox contexts of an identity's IdP tokens: they only open for the same provider and subject. */
+export const identityTokenContext = (column: 'access_token' | 'refresh_token', providerId: string, externalId: string) =>
+  `user_sso_identities.${column}:${providerId}:${externalId}`;
+
+/**
+ * Writes the identity link of a verified IdP login (spec 2.5), IdP tokens sealed at rest.
+ * Runs inside the caller's transaction.
+ */
+@Injectable()
+export class IdentityWriter {
+  constructor(
+    private readonly repo: SsoLoginRepository,
+    private readonly box: SecretBox,
+  ) {}
+
+  /** Null when the subject is already linked to another user; nothing is written then. */
+  link(input: {
+    orgId: string | null;
+    partnerId: string | null;
+    providerId: string;
+    userId: string;
+    email: string;
+    profile: Record<string, unknown>;
+    login: VerifiedOidcLogin;
+  }): Promise<{ id: string; inserted: boolean } | null> {
+    const { login, providerId } = input;
+    return this.repo.upsertIdentity({
+      orgId: input.orgId,
+      partnerId: input.partnerId,
+      userId: input.userId,
+      providerId,
+      externalId: login.sub,
+      email: input.email,
+      profile: input.profile,
+      accessTokenSealed: this.box.encrypt(login.accessToken, identityTokenContext('access_token', providerId, login.sub)),
+      refreshTokenSealed: login.refreshToken === null ? null : this.box.encrypt(login.refreshToken, identityTokenContext('refresh_token', providerId, login.sub)),
+      tokenExpiresAt: login.tokenExpiresAt,
+    });
+  }
+}

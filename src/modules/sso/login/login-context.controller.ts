@@ -1,0 +1,20 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Throttle } from '@nestjs/throttler';
+import { Public } from '../../../common/decorators/auth.decorator';
+import { LoginContextService } from './login-context.service';
+import { LoginContextDto } from './sso-login.dto';
+
+@ApiTags('auth')
+@Controller('auth')
+export class LoginContextController {
+  constructor(private readonly loginContext: LoginContextService) {}
+
+  @Get('login-context')
+  @Public({ transaction: 'none' })
+  @Throttle({ default: { limit: 30, ttl: 60_000 } })
+  @Header('Cache-Control', 'public, max-age=60')
+  context(): Promise<LoginContextDto> {
+    return this.loginContext.context();
+  }
+}

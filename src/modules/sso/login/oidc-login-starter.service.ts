@@ -1,0 +1,90 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
+import { SecretBox, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { clientSecretContext } from '../providers/sso-provider.types';
+import { oidcClientConfig, ownerOf } from './login-provider.util';
+import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
+import { SsoLoginErrors } from './sso-login.errors';
+import { LoginProviderRow, SsoLoginRepository } from './sso-login.repository';
+import { CALLBACK_PATH, LOGIN_SESSION_TTL_SECONDS, stateCookieValue } from './state-cookie.util';
+
+export interface StartedAttempt {
+  /** The IdP authorization URL, checked safe, to send the browser to. */
+  authUrl: string;
+  /** Value of the svc_sso_state cookie binding the attempt to this browser. */
+  stateCookie: string;
+}
+
+export interface AttemptPurpose {
+  purpose: 'login' | 'link';
+  redirectPath: string;
+  linkUserId?: string;
+  linkSessionId?: string;
+}
+
+/**
+ * Starts an OIDC round trip for a provider (login and self-service linking alike): checks
+ * the configuration, re-validates the stored endpoints (network, outside any transaction),
+ * records the login session bound to the provider's generation, and signs the state.
+ */
+@Injectable()
+export class OidcLoginStarter {
+  constructor(
+    private readonly rp: OidcRelyingParty,
+    private readonly repo: SsoLoginRepository,
+    private readonly tx: TenantTransaction,
+    private readonly box: SecretBox,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Spec 1.1.4: {base_url}/api/v1/sso/callback. */
+  get redirectUri(): string {
+    return `${this.config.publicUrl}${CALLBACK_PATH}`;
+  }
+
+  get secureCookies(): boolean {
+    return this.config.isProduction;
+  }
+
+  /** The provider's client configuration, or null with the fields it lacks. */
+  clientConfig(provider: LoginProviderRow): { config: OidcClientConfig } | { missing: string[] } {
+    try {
+      return oidcClientConfig(provider, (sealed) => this.box.decrypt(sealed, clientSecretContext(provider.id)));
+    } catch (error) {
+      if (error instanceof SecretDecryptionError) return { missing: ['clientSecret'] };
+      throw error;
+    }
+  }
+
+  async begin(provider: LoginProviderRow, purpose: AttemptPurpose): Promise<StartedAttempt> {
+    const client = this.clientConfig(provider);
+    if ('missing' in client) throw SsoLoginErrors.incompleteProvider(client.missing);
+    try {
+      await this.rp.assertEndpointsSafe(client.config);
+    } catch (error) {
+      if (error instanceof OidcProtocolError) throw SsoLoginErrors.unsafeEndpoint(error.reason);
+      throw error;
+    }
+    const attempt = this.rp.newAttempt();
+    const { orgId, partnerId } = ownerOf(provider);
+    await this.tx.withSystemContext('a public login start records its login session', async () => {
+      await this.repo.sweepExpiredLoginSessions();
+      await this.repo.insertLoginSession({
+        orgId,
+        partnerId,
+        providerId: provider.id,
+        state: attempt.state,
+        nonce: attempt.nonce,
+        codeVerifier: attempt.codeVerifier,
+        redirectUrl: purpose.redirectPath,
+        generation: provider.generation,
+        purpose: purpose.purpose,
+        linkUserId: purpose.linkUserId ?? null,
+        linkSessionId: purpose.linkSessionId ?? null,
+        ttlSeconds: LOGIN_SESSION_TTL_SECONDS,
+      });
+    });
+    return { authUrl: this.rp.authorizationUrl(client.config, attempt, this.redirectUri), stateCookie: stateCookieValue(this.box, attempt.state) };
+  }
+}

@@ -1,0 +1,54 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../../auth/auth.module';
+import { IdpNetwork } from '../discovery/idp-network.service';
+import { EmailDiscoveryController } from '../email-discovery/email-discovery.controller';
+import { EmailDiscoveryRepository } from '../email-discovery/email-discovery.repository';
+import { EmailDiscoveryService } from '../email-discovery/email-discovery.service';
+import { IdentityLinker } from '../linking/identity-linker.service';
+import { SsoLinkController } from '../linking/sso-link.controller';
+import { SsoLinkService } from '../linking/sso-link.service';
+import { SsoModule } from '../sso.module';
+import { AccountResolver } from './account-resolver.service';
+import { IdentityWriter } from './identity-writer.service';
+import { LoginAudit } from './login-audit.service';
+import { LoginBrandingSource, NoLoginBranding } from './login-branding.source';
+import { LoginContextController } from './login-context.controller';
+import { LoginContextService } from './login-context.service';
+import { LoginStartRateGuard } from './login-start-rate.guard';
+import { OIDC_HTTP, OidcRelyingParty } from './oidc-relying-party.service';
+import { OidcLoginStarter } from './oidc-login-starter.service';
+import { SsoCallbackService } from './sso-callback.service';
+import { SsoExchangeService } from './sso-exchange.service';
+import { SsoLoginController } from './sso-login.controller';
+import { SsoLoginRepository } from './sso-login.repository';
+import { SsoLoginService } from './sso-login.service';
+
+/**
+ * OIDC sign-in (spec 1.1–1.8): login start and callback, the exchange, discovery by email,
+ * the login page context and self-service linking. Outbound IdP traffic goes through the
+ * SSO module's safe HTTP client.
+ */
+@Module({
+  imports: [AuthModule, SsoModule],
+  controllers: [SsoLoginController, LoginContextController, EmailDiscoveryController, SsoLinkController],
+  providers: [
+    { provide: OIDC_HTTP, useFactory: (network: IdpNetwork) => network.http, inject: [IdpNetwork] },
+    { provide: LoginBrandingSource, useClass: NoLoginBranding },
+    OidcRelyingParty,
+    SsoLoginRepository,
+    OidcLoginStarter,
+    SsoLoginService,
+    SsoCallbackService,
+    AccountResolver,
+    IdentityWriter,
+    LoginAudit,
+    SsoExchangeService,
+    LoginStartRateGuard,
+    LoginContextService,
+    EmailDiscoveryRepository,
+    EmailDiscoveryService,
+    SsoLinkService,
+    IdentityLinker,
+  ],
+})
+export class SsoLoginModule {}

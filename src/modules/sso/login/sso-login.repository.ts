@@ -1,0 +1,313 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../infra/database/db.service';
+import type { AttributeMapping, SsoProviderStatus, SsoProviderType } from '../providers/sso-provider.types';
+
+/** The provider columns the sign-in flows read. */
+export interface LoginProviderRow {
+  id: string;
+  org_id: string | null;
+  partner_id: string | null;
+  name: string;
+  type: SsoProviderType;
+  status: SsoProviderStatus;
+  issuer: string | null;
+  client_id: string | null;
+  client_secret: string | null;
+  authorization_url: string | null;
+  token_url: string | null;
+  userinfo_url: string | null;
+  jwks_url: string | null;
+  scopes: string | null;
+  attribute_mapping: AttributeMapping;
+  auto_provision: boolean;
+  default_role_id: string | null;
+  default_role_set_by: string | null;
+  allowed_domains: string | null;
+  enforce_sso: boolean;
+  trusts_idp_mfa: boolean;
+  generation: number;
+  created_at: Date;
+}
+
+export type ProviderOwner = { orgId: string; partnerId?: undefined } | { partnerId: string; orgId?: undefined };
+
+export interface LoginSessionRow {
+  id: string;
+  org_id: string | null;
+  partner_id: string | null;
+  provider_id: string;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  redirect_url: string;
+  generation: number;
+  purpose: 'login' | 'link';
+  link_user_id: string | null;
+  link_session_id: string | null;
+}
+
+export interface NewLoginSession {
+  orgId: string | null;
+  partnerId: string | null;
+  providerId: string;
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  redirectUrl: string;
+  generation: number;
+  purpose: 'login' | 'link';
+  linkUserId: string | null;
+  linkSessionId: string | null;
+  ttlSeconds: number;
+}
+
+export interface LoginUserRow {
+  id: string;
+  email: string;
+  status: string;
+}
+
+export interface IdentityUpsert {
+  orgId: string | null;
+  partnerId: string | null;
+  userId: string;
+  providerId: string;
+  externalId: string;
+  email: string;
+  profile: Record<string, unknown>;
+  accessTokenSealed: string;
+  refreshTokenSealed: string | null;
+  tokenExpiresAt: Date | null;
+}
+
+export interface ExchangeCodeRow {
+  id: string;
+  org_id: string | null;
+  partner_id: string | null;
+  session_id: string;
+  user_id: string;
+  tokens: string;
+  fresh: boolean;
+  age_seconds: number;
+}
+
+const PROVIDER_COLUMNS = `id, org_id, partner_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url,
+  userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains,
+  enforce_sso, trusts_idp_mfa, generation, created_at`;
+
+const SESSION_COLUMNS = 'id, org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id';
+
+/**
+ * Tables of the sign-in flows. Public routes have no tenant yet, so callers run these in a
+ * named system context; the link routes run them in the signed-in user's context where noted.
+ */
+@Injectable()
+export class SsoLoginRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Spec 1.1.3 and 1.6.3: the oldest active provider by creation time, ties by id, of an active tenant. */
+  oldestActiveProvider(owner: ProviderOwner): Promise<LoginProviderRow | null> {
+    return owner.orgId
+      ? this.db.one<LoginProviderRow>(
+          `SELECT ${PROVIDER_COLUMNS} FROM sso_providers p
+            WHERE p.org_id = $1 AND p.status = 'active'
+              AND EXISTS (SELECT 1 FROM organizations o JOIN partners pa ON pa.id = o.partner_id
+                           WHERE o.id = p.org_id AND o.status = 'active' AND pa.status = 'active')
+            ORDER BY p.created_at, p.id LIMIT 1`,
+          [owner.orgId],
+        )
+      : this.db.one<LoginProviderRow>(
+          `SELECT ${PROVIDER_COLUMNS} FROM sso_providers p
+            WHERE p.partner_id = $1 AND p.status = 'active'
+              AND EXISTS (SELECT 1 FROM partners pa WHERE pa.id = p.partner_id AND pa.status = 'active')
+            ORDER BY p.created_at, p.id LIMIT 1`,
+          [owner.partnerId],
+        );
+  }
+
+  /** The partner of a deployment that has exactly one; null with none or several. */
+  async onlyPartner(): Promise<string | null> {
+    const rows = await this.db.rows<{ id: string }>(`SELECT id FROM partners LIMIT 2`);
+    return rows.length === 1 ? rows[0].id : null;
+  }
+
+  /** FOR SHARE in the final sign-in transaction: a concurrent reconfiguration waits until the sign-in commits. */
+  provider(id: string, opts: { forShare?: boolean } = {}): Promise<LoginProviderRow | null> {
+    return this.db.one<LoginProviderRow>(`SELECT ${PROVIDER_COLUMNS} FROM sso_providers WHERE id = $1${opts.forShare ? ' FOR SHARE' : ''}`, [id]);
+  }
+
+  /** Active providers of one owner that a user may link an identity with (OIDC only). */
+  linkableProviders(owner: ProviderOwner): Promise<LoginProviderRow[]> {
+    return owner.orgId
+      ? this.db.rows<LoginProviderRow>(`SELECT ${PROVIDER_COLUMNS} FROM sso_providers WHERE org_id = $1 AND status = 'active' AND type = 'oidc' ORDER BY created_at, id`, [owner.orgId])
+      : this.db.rows<LoginProviderRow>(`SELECT ${PROVIDER_COLUMNS} FROM sso_providers WHERE partner_id = $1 AND status = 'active' AND type = 'oidc' ORDER BY created_at, id`, [owner.partnerId]);
+  }
+
+  async insertLoginSession(s: NewLoginSession): Promise<void> {
+    await this.db.exec(
+      `INSERT INTO sso_sessions (org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + make_interval(secs => $12))`,
+      [s.orgId, s.partnerId, s.providerId, s.state, s.nonce, s.codeVerifier, s.redirectUrl, s.generation, s.purpose, s.linkUserId, s.linkSessionId, s.ttlSeconds],
+    );
+  }
+
+  /** Removes a bounded batch of login sessions that expired over an hour ago (abandoned sign-ins). */
+  async sweepExpiredLoginSessions(): Promise<void> {
+    await this.db.exec(
+      `DELETE FROM sso_sessions WHERE id IN (SELECT id FROM sso_sessions WHERE expires_at < now() - interval '1 hour' LIMIT 100)`,
+    );
+  }
+
+  /** Which tenant a state belongs to, without consuming it (to attribute the audit row of a refused callback). */
+  peekLoginSession(state: string): Promise<Pick<LoginSessionRow, 'org_id' | 'partner_id' | 'provider_id' | 'purpose'> | null> {
+    return this.db.one(`SELECT org_id, partner_id, provider_id, purpose FROM sso_sessions WHERE state = $1`, [state]);
+  }
+
+  /** Spec 1.1.7 and 3.2: the one statement that makes a state single-use. */
+  consumeLoginSession(state: string): Promise<LoginSessionRow | null> {
+    return this.db.one<LoginSessionRow>(`DELETE FROM sso_sessions WHERE state = $1 AND expires_at > now() RETURNING ${SESSION_COLUMNS}`, [state]);
+  }
+
+  /** Deletes an expired row for the state; null when there was none (never issued, or already used). */
+  discardExpiredLoginSession(state: string): Promise<LoginSessionRow | null> {
+    return this.db.one<LoginSessionRow>(`DELETE FROM sso_sessions WHERE state = $1 RETURNING ${SESSION_COLUMNS}`, [state]);
+  }
+
+  identityBySubject(providerId: string, externalId: string): Promise<{ id: string; user_id: string } | null> {
+    return this.db.one(`SELECT id, user_id FROM user_sso_identities WHERE provider_id = $1 AND external_id = $2`, [providerId, externalId]);
+  }
+
+  /** The user's identity at this provider under another subject, if any. */
+  otherIdentityOfUser(userId: string, providerId: string, externalId: string): Promise<{ id: string } | null> {
+    return this.db.one(`SELECT id FROM user_sso_identities WHERE user_id = $1 AND provider_id = $2 AND external_id <> $3 LIMIT 1`, [userId, providerId, externalId]);
+  }
+
+  identitiesOfUser(userId: string): Promise<{ provider_id: string; email: string | null; last_login_at: Date | null }[]> {
+    return this.db.rows(`SELECT provider_id, email, last_login_at FROM user_sso_identities WHERE user_id = $1`, [userId]);
+  }
+
+  userById(id: string): Promise<LoginUserRow | null> {
+    return this.db.one<LoginUserRow>(`SELECT id, email, status FROM users WHERE id = $1`, [id]);
+  }
+
+  userByEmail(email: string): Promise<LoginUserRow | null> {
+    return this.db.one<LoginUserRow>(`SELECT id, email, status FROM users WHERE lower(email) = lower($1)`, [email]);
+  }
+
+  async organizationActive(orgId: string): Promise<boolean> {
+    const row = await this.db.one(
+      `SELECT 1 FROM organizations o JOIN partners p ON p.id = o.partner_id WHERE o.id = $1 AND o.status = 'active' AND p.status = 'active'`,
+      [orgId],
+    );
+    return row !== null;
+  }
+
+  async partnerActive(partnerId: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM partners WHERE id = $1 AND status = 'active'`, [partnerId])) !== null;
+  }
+
+  async isOrganizationMember(orgId: string, userId: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [orgId, userId])) !== null;
+  }
+
+  async isPartnerMember(partnerId: string, userId: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2`, [partnerId, userId])) !== null;
+  }
+
+  /** Spec 1.2.2: the organization proved it owns the domain through DNS. */
+  async domainVerifiedFor(orgId: string, domain: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified`, [orgId, domain])) !== null;
+  }
+
+  organizationRole(orgId: string, roleId: string): Promise<{ id: string; permissions: string[] } | null> {
+    return this.db.one(`SELECT id, permissions FROM roles WHERE org_id = $1 AND id = $2 AND scope = 'organization'`, [orgId, roleId]);
+  }
+
+  /**
+   * Everything a user may do in an organization now: their own membership's role, and the
+   * role of a technician of the organization's partner who can reach it.
+   */
+  async permissionsInOrganization(userId: string, orgId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ permissions: string[] }>(
+      `SELECT r.permissions FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
+        WHERE m.user_id = $1 AND m.org_id = $2
+       UNION ALL
+       SELECT r.permissions FROM partner_memberships pm
+         JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+         JOIN organizations o ON o.partner_id = pm.partner_id AND o.id = $2
+         JOIN partners pa ON pa.id = pm.partner_id AND pa.status = 'active'
+        WHERE pm.user_id = $1
+          AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs x
+                                                  WHERE x.partner_id = pm.partner_id AND x.user_id = pm.user_id AND x.org_id = $2))`,
+      [userId, orgId],
+    );
+    return rows.flatMap((r) => r.permissions);
+  }
+
+  /** A new user with no password (spec 1.3.4); null when the email was taken meanwhile. */
+  async createUser(email: string, name: string): Promise<string | null> {
+    const row = await this.db.one<{ id: string }>(
+      `INSERT INTO users (email, name) VALUES ($1, $2) ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
+      [email, name],
+    );
+    return row?.id ?? null;
+  }
+
+  async addOrganizationMember(orgId: string, userId: string, roleId: string): Promise<void> {
+    await this.db.exec(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [orgId, userId, roleId]);
+  }
+
+  /**
+   * Creates or refreshes the identity link (spec 2.5: updated on every login). Returns null,
+   * changing nothing, when the IdP subject is already linked to another user.
+   */
+  async upsertIdentity(i: IdentityUpsert): Promise<{ id: string; inserted: boolean } | null> {
+    return this.db.one(
+      `INSERT INTO user_sso_identities (org_id, partner_id, user_id, provider_id, external_id, email, profile, access_token, refresh_token, token_expires_at, last_login_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+       ON CONFLICT (provider_id, external_id) DO UPDATE
+         SET email = EXCLUDED.email, profile = EXCLUDED.profile, access_token = EXCLUDED.access_token,
+             refresh_token = coalesce(EXCLUDED.refresh_token, user_sso_identities.refresh_token),
+             token_expires_at = EXCLUDED.token_expires_at, last_login_at = now(), updated_at = now()
+         WHERE user_sso_identities.user_id = EXCLUDED.user_id
+       RETURNING id, (xmax = 0) AS inserted`,
+      [i.orgId, i.partnerId, i.userId, i.providerId, i.externalId, i.email, JSON.stringify(i.profile), i.accessTokenSealed, i.refreshTokenSealed, i.tokenExpiresAt],
+    );
+  }
+
+  /** A user relinking with another account of the same IdP replaces the previous link. */
+  async removeOtherIdentities(userId: string, providerId: string, keepExternalId: string): Promise<number> {
+    return this.db.exec(`DELETE FROM user_sso_identities WHERE user_id = $1 AND provider_id = $2 AND external_id <> $3`, [userId, providerId, keepExternalId]);
+  }
+
+  async sessionActive(sessionId: string, userId: string): Promise<boolean> {
+    const row = await this.db.one(
+      `SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
+        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+      [sessionId, userId],
+    );
+    return row !== null;
+  }
+
+  async insertExchangeCode(c: { orgId: string | null; partnerId: string | null; codeHash: string; sessionId: string; userId: string; tokensSealed: string; ttlSeconds: number }): Promise<void> {
+    await this.db.exec(
+      `INSERT INTO sso_exchange_codes (org_id, partner_id, code_hash, session_id, user_id, tokens, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
+      [c.orgId, c.partnerId, c.codeHash, c.sessionId, c.userId, c.tokensSealed, c.ttlSeconds],
+    );
+  }
+
+  async sweepExpiredExchangeCodes(): Promise<void> {
+    await this.db.exec(`DELETE FROM sso_exchange_codes WHERE id IN (SELECT id FROM sso_exchange_codes WHERE expires_at < now() LIMIT 100)`);
+  }
+
+  /** Spec 3.3: one DELETE … RETURNING, so of two concurrent redemptions exactly one gets the row. */
+  consumeExchangeCode(codeHash: string): Promise<ExchangeCodeRow | null> {
+    return this.db.one<ExchangeCodeRow>(
+      `DELETE FROM sso_exchange_codes WHERE code_hash = $1
+       RETURNING id, org_id, partner_id, session_id, user_id, tokens, expires_at > now() AS fresh,
+                 extract(epoch FROM now() - created_at)::float8 AS age_seconds`,
+      [codeHash],
+    );
+  }
+}

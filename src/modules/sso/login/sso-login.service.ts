@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { OidcLoginStarter, StartedAttempt } from './oidc-login-starter.service';
+import { safeRedirectPath } from './redirect-path.util';
+import { SsoLoginErrors } from './sso-login.errors';
+import { ProviderOwner, SsoLoginRepository } from './sso-login.repository';
+
+/** GET /sso/login/:orgId and /sso/login/partner/:partnerId (spec 1.1.2–4, 1.6.3). */
+@Injectable()
+export class SsoLoginService {
+  constructor(
+    private readonly repo: SsoLoginRepository,
+    private readonly tx: TenantTransaction,
+    private readonly starter: OidcLoginStarter,
+  ) {}
+
+  get secureCookies(): boolean {
+    return this.starter.secureCookies;
+  }
+
+  async start(owner: ProviderOwner, redirect: unknown): Promise<StartedAttempt> {
+    const provider = await this.tx.withSystemContext('a public login start finds the login provider of a tenant', () => this.repo.oldestActiveProvider(owner));
+    if (!provider) throw SsoLoginErrors.noActiveProvider(owner.orgId ? 'organization' : 'partner');
+    if (provider.type === 'saml') throw SsoLoginErrors.samlProvider(owner.orgId ? `/api/v1/sso/saml/login/${owner.orgId}` : null);
+    return this.starter.begin(provider, { purpose: 'login', redirectPath: safeRedirectPath(redirect) });
+  }
+}
