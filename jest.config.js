@@ -8,13 +8,14 @@ const common = {
   transform: { '^.+\\.ts$': tsJest },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
-  testTimeout: 30000,
 };
 module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   transform: { '^.+\\.ts$': tsJest },
   maxWorkers: 2,
+  // Applies to hooks too; a project-level testTimeout is ignored by jest.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...common, displayName: 'integration', rootDir: '.', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], setupFiles: ['<rootDir>/test/support/env.ts'] },

@@ -50,6 +50,11 @@ describe('cross-cutting behaviour of the API', () => {
     expect(res.body).toEqual(errorShape(413, 'payload_too_large'));
   });
 
+  it('answers a NUL byte that reaches the database with 400, not 500', async () => {
+    const res = await request(t.http).get('/api/v1/audit-logs').query({ action: 'a\u0000b' }).set('Authorization', tech).expect(400);
+    expect(res.body).toEqual(errorShape(400, 'invalid_input'));
+  });
+
   it('answers an unknown route with 404 in the contract shape', async () => {
     const res = await request(t.http).get('/api/v1/no-such-route').expect(404);
     expect(res.body).toEqual(errorShape(404, 'not_found'));

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { QueryFailedError } from 'typeorm';
 import { AppException } from '../errors/app.exception';
 
 interface ErrorBody {
@@ -23,6 +24,25 @@ const DEFAULT_CODES: Record<number, [string, string]> = {
   415: ['unsupported_media_type', 'Unsupported content type'],
   429: ['rate_limited', 'Too many requests, slow down'],
 };
+
+/**
+ * Database errors that can only come from the input (a NUL byte, a value out of range, a duplicate
+ * the service did not anticipate) are the caller's 4xx, never a 500. A row-level-security refusal
+ * means the caller wrote into another tenant: answered as not found, like every cross-tenant id.
+ */
+function postgresError(e: unknown): { statusCode: number; code: string; error: string } | null {
+  if (!(e instanceof QueryFailedError)) return null;
+  const code = (e.driverError as { code?: string } | undefined)?.code ?? '';
+  if (['22021', '22P02', '22001', '22003', '22007', '22008', '22023', '2201B'].includes(code)) {
+    return { statusCode: 400, code: 'invalid_input', error: 'A value in the request is not acceptable' };
+  }
+  if (code === '23505') return { statusCode: 409, code: 'conflict', error: 'A resource with the same unique value already exists' };
+  if (code === '23503') return { statusCode: 409, code: 'reference_conflict', error: 'The request refers to a resource that does not exist or is still referenced' };
+  if (code === '23514' || code === '23502') return { statusCode: 400, code: 'invalid_input', error: 'A value in the request is not acceptable' };
+  if (code === '42501') return { statusCode: 404, code: 'not_found', error: 'Resource not found' };
+  if (code === '40001' || code === '40P01') return { statusCode: 409, code: 'conflict', error: 'The request conflicted with a concurrent change; retry it' };
+  return null;
+}
 
 /** Produces the error body of CONTRACT.md §1 for every failure, whatever threw it. */
 @Catch()
@@ -52,6 +72,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const retryAfter = Number((req?.res?.getHeader('retry-after') as string) ?? 60) || 60;
       return { success: false, statusCode: 429, code: 'rate_limited', error: 'Too many requests, slow down', requestId, retryAfter };
     }
+    const pg = postgresError(exception);
+    if (pg) return { success: false, requestId, ...pg };
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status < 500) {
