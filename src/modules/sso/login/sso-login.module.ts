@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../../auth/auth.module';
+import { BrandingModule } from '../../branding/branding.module';
+import { BrandingService } from '../../branding/branding.service';
 import { IdpNetwork } from '../discovery/idp-network.service';
 import { EmailDiscoveryController } from '../email-discovery/email-discovery.controller';
 import { EmailDiscoveryRepository } from '../email-discovery/email-discovery.repository';
@@ -11,7 +13,7 @@ import { SsoModule } from '../sso.module';
 import { AccountResolver } from './account-resolver.service';
 import { IdentityWriter } from './identity-writer.service';
 import { LoginAudit } from './login-audit.service';
-import { LoginBrandingSource, NoLoginBranding } from './login-branding.source';
+import { LoginBrandingSource } from './login-branding.source';
 import { LoginContextController } from './login-context.controller';
 import { LoginContextService } from './login-context.service';
 import { LoginStartRateGuard } from './login-start-rate.guard';
@@ -25,15 +27,19 @@ import { SsoLoginService } from './sso-login.service';
 
 /**
  * OIDC sign-in (spec 1.1–1.8): login start and callback, the exchange, discovery by email,
- * the login page context and self-service linking. Outbound IdP traffic goes through the
- * SSO module's safe HTTP client.
+ * the login page context (with the branding module's login branding) and self-service linking.
+ * Outbound IdP traffic goes through the SSO module's safe HTTP client.
  */
 @Module({
-  imports: [AuthModule, SsoModule],
+  imports: [AuthModule, SsoModule, BrandingModule],
   controllers: [SsoLoginController, LoginContextController, EmailDiscoveryController, SsoLinkController],
   providers: [
     { provide: OIDC_HTTP, useFactory: (network: IdpNetwork) => network.http, inject: [IdpNetwork] },
-    { provide: LoginBrandingSource, useClass: NoLoginBranding },
+    {
+      provide: LoginBrandingSource,
+      useFactory: (branding: BrandingService): LoginBrandingSource => ({ forPartner: (partnerId) => branding.loginBrandingFor(partnerId) }),
+      inject: [BrandingService],
+    },
     OidcRelyingParty,
     SsoLoginRepository,
     OidcLoginStarter,
