@@ -242,18 +242,7 @@ export class SsoProviderService {
       if (missing.length > 0) throw SsoErrors.providerIncomplete(missing);
     }
 
-    const { clientSecretSealed, defaultRoleSetBy, ...config } = patch;
-    const changed: string[] = changedFields<ProviderPatch>(current, config);
-    const effective: ProviderPatch = Object.fromEntries(changed.map((field) => [field, config[field as keyof typeof config]]));
-    if (clientSecretSealed !== undefined && (clientSecretSealed !== null || current.clientSecretSealed !== null)) {
-      effective.clientSecretSealed = clientSecretSealed;
-      changed.push('clientSecret');
-    }
-    if (defaultRoleSetBy !== undefined && (defaultRoleSetBy !== current.defaultRoleSetBy || changed.includes('defaultRoleId'))) {
-      effective.defaultRoleSetBy = defaultRoleSetBy;
-      effective.defaultRoleId = patch.defaultRoleId;
-      if (!changed.includes('defaultRoleId')) changed.push('defaultRoleId');
-    }
+    const { changed, effective } = this.effectiveChanges(current, patch);
     if (changed.length === 0) return { success: true, provider: toProviderDto(current) };
 
     const record = await this.tx.run(scope, async () => {
@@ -351,6 +340,27 @@ export class SsoProviderService {
       if (!(error instanceof DiscoveryError)) throw error;
       return { success: true, reachable: false, error: { reason: error.reason, message: error.message } };
     }
+  }
+
+  /**
+   * What a patch really changes, as the columns to write and the API field names to audit.
+   * A new secret always counts (ciphertexts cannot be compared); re-saving the same default
+   * role counts when it moves the delegation to another administrator.
+   */
+  private effectiveChanges(current: SsoProviderRecord, patch: ProviderPatch): { changed: string[]; effective: ProviderPatch } {
+    const { clientSecretSealed, defaultRoleSetBy, ...config } = patch;
+    const changed: string[] = changedFields<ProviderPatch>(current, config);
+    const effective: ProviderPatch = Object.fromEntries(changed.map((field) => [field, config[field as keyof typeof config]]));
+    if (clientSecretSealed !== undefined && (clientSecretSealed !== null || current.clientSecretSealed !== null)) {
+      effective.clientSecretSealed = clientSecretSealed;
+      changed.push('clientSecret');
+    }
+    if (defaultRoleSetBy !== undefined && (defaultRoleSetBy !== current.defaultRoleSetBy || changed.includes('defaultRoleId'))) {
+      effective.defaultRoleSetBy = defaultRoleSetBy;
+      effective.defaultRoleId = patch.defaultRoleId;
+      if (!changed.includes('defaultRoleId')) changed.push('defaultRoleId');
+    }
+    return { changed, effective };
   }
 
   private listOwner(principal: Principal, query: ListSsoProvidersQueryDto): SsoOwner {
