@@ -6,9 +6,6 @@ import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { Api, api, FakeIssuer, ssoFixture, startFakeIssuer } from './sso-test-kit';
 
-// Booting the whole app can take longer than jest's 5 s default while other suites compile in parallel.
-jest.setTimeout(30_000);
-
 /**
  * Spec 1.2.5 through the code path production uses: the app resolves every IdP host with
  * the DNS server named by DNS_SERVERS (here a real one on loopback that the test controls)
@@ -135,7 +132,7 @@ describe('OIDC discovery safety', () => {
     const res = await admin.patch(`/sso/providers/${good.id}`, { issuer: `${idp.issuer}/slow` }).expect(400);
     expect(res.body).toMatchObject({ code: 'discovery_failed', reason: 'timeout' });
     expect(Date.now() - started).toBeLessThan(6900);
-  }, 15_000);
+  });
 
   it('re-validates persisted endpoints, refusing them once their host resolves to a private address', async () => {
     dns.setA('rebind.idp.test', PUBLIC_V4);

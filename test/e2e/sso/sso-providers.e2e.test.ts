@@ -8,9 +8,6 @@ import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { Api, api, domainOfLength, FakeIssuer, ssoFixture, startFakeIssuer } from './sso-test-kit';
 
-// Booting the whole app can take longer than jest's 5 s default while other suites compile in parallel.
-jest.setTimeout(30_000);
-
 const SECRET = 'top-secret-client-value-7f3a9c';
 
 describe('SSO provider administration', () => {
