@@ -182,9 +182,14 @@ export async function sessionCount(userId: string): Promise<number> {
   return Number(row.n);
 }
 
-export async function totalSessionCount(): Promise<number> {
-  const [row] = await ownerQuery<{ n: string }>(`SELECT count(*) AS n FROM sessions`);
-  return Number(row.n);
+/** Sessions minted through one provider, and the exchange codes still waiting for them. */
+export async function mintedThrough(providerId: string): Promise<{ sessions: number; codes: number }> {
+  const [row] = await ownerQuery<{ sessions: string; codes: string }>(
+    `SELECT (SELECT count(*) FROM sessions WHERE sso_provider_id = $1) AS sessions,
+            (SELECT count(*) FROM sso_exchange_codes c JOIN sessions s ON s.id = c.session_id WHERE s.sso_provider_id = $1) AS codes`,
+    [providerId],
+  );
+  return { sessions: Number(row.sessions), codes: Number(row.codes) };
 }
 
 /** The audit rows about one provider's sign-ins, newest first. */
