@@ -56,5 +56,7 @@ import { SsoLoginService } from './sso-login.service';
     SsoLinkService,
     IdentityLinker,
   ],
+  // The SAML service provider ends its sign-ins through the same session consume, account resolution and audit.
+  exports: [SsoLoginRepository, AccountResolver, LoginAudit],
 })
 export class SsoLoginModule {}
