@@ -15,7 +15,7 @@ export class CreatePolicyDto {
   @IsOptional() @IsString() @MaxLength(2000) description?: string | null;
   /** Default true. */
   @IsOptional() @IsBoolean() enabled?: boolean;
-  /** Settings keyed by feature name (configuration: agent, monitoring; patch: patch). */
+  /** Settings keyed by feature name (configuration: agent, monitoring, pam, software; patch: patch). */
   @IsDefined() @IsObject() features: Record<string, unknown>;
 }
 

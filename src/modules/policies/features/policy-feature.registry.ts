@@ -1,11 +1,12 @@
 import type { Problem } from '../../content/shared/path.util';
 import { checkShape } from '../../content/shared/shape.util';
 import { AGENT_FEATURE, MONITORING_FEATURE } from './configuration.features';
+import { PAM_FEATURE, SOFTWARE_FEATURE } from './pam.features';
 import { PATCH_FEATURE } from './patch.feature';
 import type { PolicyFeature, PolicyType } from './policy-feature.types';
 
 /** Every feature a policy may carry. Add a feature by appending it here. */
-export const POLICY_FEATURES: readonly PolicyFeature[] = [AGENT_FEATURE, MONITORING_FEATURE, PATCH_FEATURE];
+export const POLICY_FEATURES: readonly PolicyFeature[] = [AGENT_FEATURE, MONITORING_FEATURE, PATCH_FEATURE, PAM_FEATURE, SOFTWARE_FEATURE];
 
 const byName = new Map(POLICY_FEATURES.map((f) => [f.name, f]));
 
