@@ -34,9 +34,4 @@ export class BrandingRepository {
       [partnerId, b.logoUrl, b.accentColor, b.headline],
     );
   }
-
-  /** Up to two partner ids: enough to tell "exactly one partner" from "none" and "several". */
-  firstTwoPartnerIds(): Promise<string[]> {
-    return this.db.rows<{ id: string }>(`SELECT id FROM partners ORDER BY created_at, id LIMIT 2`).then((rows) => rows.map((r) => r.id));
-  }
 }

@@ -1,5 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
+import { Injectable } from '@nestjs/common';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
@@ -28,7 +27,6 @@ export class BrandingService {
     private readonly repo: BrandingRepository,
     private readonly tx: TenantTransaction,
     private readonly audit: AuditService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async get(principal: Principal): Promise<LoginBrandingResponseDto> {
@@ -57,7 +55,8 @@ export class BrandingService {
 
   /**
    * The branding the login page shows for this partner, or null when it has nothing to show.
-   * The login page is public, so the read is a named cross-tenant access.
+   * The login context (sso/login) asks only under the rule of spec 1.6.2 and 1.9.2: self-hosted,
+   * exactly one partner. The login page is public, so the read is a named cross-tenant access.
    */
   loginBrandingFor(partnerId: string): Promise<LoginBrandingDto | null> {
     return this.tx.withSystemContext('the public login page shows the partner login branding', async () => {
@@ -65,24 +64,6 @@ export class BrandingService {
       if (!row || (row.logo_url === null && row.accent_color === null && row.headline === null)) return null;
       return toDto(row);
     });
-  }
-
-  /**
-   * The partner a login page may be branded for (spec 1.6.2, 1.9.2): only a self-hosted
-   * deployment (IS_HOSTED not true) that holds exactly one partner has one; otherwise null.
-   */
-  loginPartnerId(): Promise<string | null> {
-    if (this.config.isHosted) return Promise.resolve(null);
-    return this.tx.withSystemContext('the public login page counts the partners of the deployment', async () => {
-      const ids = await this.repo.firstTwoPartnerIds();
-      return ids.length === 1 ? ids[0] : null;
-    });
-  }
-
-  /** The login page's branding under the deployment rule of loginPartnerId. */
-  async loginBranding(): Promise<LoginBrandingDto | null> {
-    const partnerId = await this.loginPartnerId();
-    return partnerId ? this.loginBrandingFor(partnerId) : null;
   }
 
   private partnerOf(principal: Principal): string {
