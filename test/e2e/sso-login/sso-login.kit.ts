@@ -76,20 +76,21 @@ export function rogueEndpoints(idp: RogueOidcIdp): ProviderInput {
 }
 
 /** Registers the service as a client of the test OP (client_secret_basic, as the service sends it). */
-export function registerWithOp(op: OidcOpHandle): Promise<void> {
+export function registerWithOp(op: OidcOpHandle, callbackUrl = CALLBACK_URL): Promise<void> {
   return op.addClient({
     client_id: OP_CLIENT_ID,
     client_secret: OP_CLIENT_SECRET,
-    redirect_uris: [CALLBACK_URL],
+    redirect_uris: [callbackUrl],
     token_endpoint_auth_method: 'client_secret_basic',
   });
 }
 
-export async function insertProvider(t: TestApp, p: ProviderInput): Promise<string> {
+/** `query` runs as the owner of the app's database (the shared test database unless given). */
+export async function insertProvider(t: Pick<TestApp, 'app'>, p: ProviderInput, query: (sql: string, params: unknown[]) => Promise<unknown> = ownerQuery): Promise<string> {
   const id = randomUUID();
   const sealed = p.clientSecret ? t.app.get(SecretBox).encrypt(p.clientSecret, clientSecretContext(id)) : null;
   const partner = !!p.partnerId;
-  await ownerQuery(
+  await query(
     `INSERT INTO sso_providers (id, org_id, partner_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url,
        userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains, enforce_sso,
        trusts_idp_mfa, created_at)
