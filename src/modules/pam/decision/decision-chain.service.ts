@@ -1,0 +1,63 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Observation } from '../rules/engine/rule.types';
+import { Evaluator, runChain } from './decision-chain.util';
+import { DecisionRuleSets } from './decision-rule-sets.service';
+import type { AppliedSoftwarePolicy, Decision, DecisionContext } from './decision.types';
+import { DecisionRepository } from './decision.repository';
+import { compileSoftwarePolicy, type CompiledSoftwarePolicy } from './software-bridge.util';
+
+const MAX_POLICIES = 10_000;
+
+/**
+ * The decision chain (pam.md 1.3) for every flow: agent ingest, JIT requests and tool actions.
+ * Runs in the caller's transaction and writes nothing; the caller stores the outcome.
+ *
+ * `observation.at` must be the server's decision time (ingest uses the database clock of its
+ * transaction); an agent's `observed_at` never decides a time window.
+ */
+@Injectable()
+export class DecisionChainService {
+  private readonly logger = new Logger('DecisionChain');
+  /** Compiled software policies by id and last update: recompiled only when a policy changes. */
+  private readonly software = new Map<string, Evaluator<CompiledSoftwarePolicy>>();
+
+  constructor(
+    private readonly repo: DecisionRepository,
+    private readonly ruleSets: DecisionRuleSets,
+  ) {}
+
+  async decide(orgId: string, siteId: string, observation: Observation, context: DecisionContext = {}): Promise<Decision> {
+    const defaults = context.defaults ?? (await this.repo.orgDefaults(orgId));
+    const rules = await this.ruleSets.get(orgId, context.rulesVersion);
+    const bridgeApplies = observation.flowType === 'uac_intercept' && !!context.software?.length;
+    const decision = runChain({
+      observation: { ...observation, siteId },
+      software: bridgeApplies ? this.compiled(context.software!) : null,
+      rules,
+      defaults,
+    });
+    if (decision.error) this.logger.warn(`PAM evaluator failed for organization ${orgId}, request recorded as pending: ${decision.error}`);
+    return decision;
+  }
+
+  private compiled(applied: readonly AppliedSoftwarePolicy[]): Evaluator<readonly CompiledSoftwarePolicy[]> {
+    const out: CompiledSoftwarePolicy[] = [];
+    for (const p of applied) {
+      const key = `${p.policyId}:${p.policyUpdatedAt.getTime()}`;
+      let hit = this.software.get(key);
+      if (!hit) {
+        try {
+          hit = { ok: true, value: compileSoftwarePolicy(p) };
+        } catch (e) {
+          hit = { ok: false, error: e instanceof Error ? e.message : String(e) };
+        }
+        if (this.software.size >= MAX_POLICIES) this.software.delete(this.software.keys().next().value as string);
+        this.software.set(key, hit);
+      }
+      if (!hit.ok) return hit;
+      // The cached copy carries the name it had when compiled; a rename bumps updated_at, so it is current.
+      out.push(hit.value);
+    }
+    return { ok: true, value: out };
+  }
+}
