@@ -6,8 +6,8 @@ import { PartnerLoginBranding1763700600000 } from './1763700600000-partner-login
 import { SsoLogin1763700280000 } from './1763700280000-sso-login';
 import { SamlSp1763700250000 } from './1763700250000-saml-sp';
 import { PamLifecycle1763700530000 } from './1763700530000-pam-lifecycle';
-
 import { PamIngest1763700500000 } from './1763700500000-pam-ingest';
+
 /**
  * Every migration, in order. Listed explicitly (not globbed) so the same list runs under
  * ts-jest, ts-node and the compiled build. Append new migrations at the end.
