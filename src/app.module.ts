@@ -26,7 +26,10 @@ import { SsoModule } from './modules/sso/sso.module';
 import { SeedModule } from './infra/database/seed/seed.module';
 import { ContentModule } from './modules/content/content.module';
 import { PoliciesModule } from './modules/policies/policies.module';
+import { ImportsModule } from './modules/imports/imports.module';
 import { SsoLoginModule } from './modules/sso/login/sso-login.module';
+import { SamlModule } from './modules/sso/saml/saml.module';
+import { PamRequestsModule } from './modules/pam/requests/pam-requests.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -73,7 +76,10 @@ export class AppModule {
         SeedModule,
         ContentModule,
         PoliciesModule,
+        ImportsModule,
         SsoLoginModule,
+        SamlModule,
+        PamRequestsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

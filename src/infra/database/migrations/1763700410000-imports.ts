@@ -30,7 +30,11 @@ export class Imports1763700410000 implements MigrationInterface {
         timings jsonb NOT NULL DEFAULT '[]',
         error jsonb,
         attempts integer NOT NULL DEFAULT 0,
+        -- Who asked, and the row-level-security scope the job runs with (the requester's).
         created_by uuid REFERENCES users(id) ON DELETE SET NULL,
+        actor_type varchar(16) NOT NULL CHECK (actor_type IN ('user', 'api_key')),
+        actor_id uuid,
+        scope jsonb NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         started_at timestamptz,
         heartbeat_at timestamptz,

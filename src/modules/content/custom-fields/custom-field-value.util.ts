@@ -142,8 +142,3 @@ export function parseTextValue(def: CustomFieldShape, text: string): Checked<Cus
       return checkValue(def, t);
   }
 }
-
-/** Order-independent equality of stored values (jsonb compares objects, not key order). */
-export function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}

@@ -1,0 +1,60 @@
+import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Auth, CurrentPrincipal } from '../../common/decorators/auth.decorator';
+import { UuidParam } from '../../common/pipes/uuid.pipe';
+import type { Principal } from '../../common/principal';
+import { IMPORT_JSON_MEDIA_TYPE } from './import-body.middleware';
+import { AcknowledgeMatchDto, CreateImportQueryDto, ImportListDto, ImportMatchListDto, ImportMatchResponseDto, ImportResponseDto, ListImportsQueryDto } from './import.dto';
+import { ImportService } from './import.service';
+
+/** Imports write across organizations in bulk (scripts and policies included), so starting one or acknowledging a match needs MFA. */
+@ApiTags('imports')
+@Controller('imports')
+export class ImportController {
+  constructor(private readonly imports: ImportService) {}
+
+  /**
+   * Starts an import (202): an interchange document (application/json up to 1 MB, or the same
+   * bytes as application/vnd.rmm-import+json up to 64 MB), or a CSV file (text/csv with
+   * type=contacts|custom-field-values). The job runs in the background; poll GET /imports/:id.
+   */
+  @Post()
+  @HttpCode(202)
+  @ApiConsumes('application/json', IMPORT_JSON_MEDIA_TYPE, 'text/csv')
+  @Auth({ permission: 'imports:write', mfa: true, transaction: 'none' })
+  create(@CurrentPrincipal() principal: Principal, @Query() query: CreateImportQueryDto, @Req() req: Request): Promise<ImportResponseDto> {
+    return this.imports.create(principal, query, { contentType: (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase(), body: req.body });
+  }
+
+  @Get()
+  @Auth({ permission: 'imports:write' })
+  list(@Query() query: ListImportsQueryDto): Promise<ImportListDto> {
+    return this.imports.list(query);
+  }
+
+  /** Phase, counts, percent and the report (complete once status is completed or failed). */
+  @Get(':id')
+  @Auth({ permission: 'imports:write' })
+  get(@UuidParam() id: string): Promise<ImportResponseDto> {
+    return this.imports.get(id);
+  }
+
+  @Get(':id/matches')
+  @Auth({ permission: 'imports:write' })
+  matches(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ImportMatchListDto> {
+    return this.imports.matches(principal, id);
+  }
+
+  @Post(':id/matches/:matchId/acknowledge')
+  @HttpCode(200)
+  @Auth({ permission: 'imports:write', mfa: true })
+  acknowledge(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @UuidParam('matchId') matchId: string,
+    @Body() dto: AcknowledgeMatchDto,
+  ): Promise<ImportMatchResponseDto> {
+    return this.imports.acknowledge(principal, id, matchId, dto.action);
+  }
+}

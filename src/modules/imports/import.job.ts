@@ -1,0 +1,261 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
+import { AppException } from '../../common/errors/app.exception';
+import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
+import type { TenantScope } from '../../infra/database/tenant-scope';
+import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { AuditService } from '../audit/audit.service';
+import { ImportPlan, PhaseName, phaseSizes } from './document/import-plan';
+import { ImportDataRepository } from './import-data.repository';
+import { emptyReport, ImportReport, PhaseRecorder, withPhase } from './import-report';
+import { ImportRepository, ImportRow } from './import.repository';
+import { ContactsPhase } from './phases/contacts.phase';
+import { CustomFieldValuesPhase } from './phases/custom-field-values.phase';
+import { CustomFieldsPhase } from './phases/custom-fields.phase';
+import { DeviceGroupsPhase } from './phases/device-groups.phase';
+import { DevicesPhase } from './phases/devices.phase';
+import { OrganizationsPhase } from './phases/organizations.phase';
+import type { ImportPhase, PhaseContext } from './phases/phase.types';
+import { PoliciesPhase } from './phases/policies.phase';
+import { ScriptsPhase } from './phases/scripts.phase';
+
+/** A job whose heartbeat is older than this belongs to an instance that died; another takes it over. */
+export const IMPORT_STALE_SECONDS = 120;
+const HEARTBEAT_MS = 20_000;
+const SWEEP_MS = 30_000;
+/** A job queued longer than this was never started (its instance died right after the request). */
+const QUEUED_GRACE_SECONDS = 10;
+const MAX_ATTEMPTS = 3;
+
+class DryRunRollback extends Error {}
+
+/**
+ * Runs imports in the background. The state lives in the import row, so the instance that
+ * took the request starts the job right after the request commits (setImmediate), and any
+ * instance with START_JOBS resumes a job whose instance died: queued jobs never started, or
+ * running jobs whose heartbeat stopped. A real run commits each phase in its own transaction
+ * (all or nothing per phase) together with the job's progress, so a resumed job continues
+ * with the first phase not committed. A dry run runs the same phases in one transaction and
+ * rolls it back, so it writes nothing and reports what the real run would.
+ */
+@Injectable()
+export class ImportJob implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(ImportJob.name);
+  private readonly phases: Map<PhaseName, ImportPhase>;
+  private readonly active = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly repo: ImportRepository,
+    private readonly data: ImportDataRepository,
+    private readonly tx: TenantTransaction,
+    private readonly cls: ClsService,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    organizations: OrganizationsPhase,
+    customFields: CustomFieldsPhase,
+    devices: DevicesPhase,
+    contacts: ContactsPhase,
+    values: CustomFieldValuesPhase,
+    groups: DeviceGroupsPhase,
+    scripts: ScriptsPhase,
+    policies: PoliciesPhase,
+  ) {
+    this.phases = new Map([organizations, customFields, devices, contacts, values, groups, scripts, policies].map((p) => [p.name, p]));
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.startJobs) return;
+    this.timer = setInterval(() => void this.resumeUnfinished(), SWEEP_MS);
+    this.timer.unref();
+    void this.resumeUnfinished();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await Promise.allSettled(this.active.values());
+  }
+
+  /** Starts a job once the current call stack (the request that committed it) is done. */
+  kick(id: string): void {
+    setImmediate(() => void this.process(id));
+  }
+
+  /** Runs a job if it can be claimed; resolves when it ends (at once if another holds it). */
+  process(id: string): Promise<void> {
+    const running = this.active.get(id);
+    if (running) return running;
+    const job = this.run(id)
+      .catch((err: unknown) => this.logger.error({ err, importId: id }, 'Import job crashed'))
+      .finally(() => this.active.delete(id));
+    this.active.set(id, job);
+    return job;
+  }
+
+  /** Takes over jobs whose instance died; returns how many it ran. */
+  async resumeUnfinished(): Promise<number> {
+    const ids = await this.system('find import jobs whose instance died', () => this.repo.unfinished(QUEUED_GRACE_SECONDS, IMPORT_STALE_SECONDS, 10));
+    for (const { id } of ids) await this.process(id);
+    return ids.length;
+  }
+
+  private async run(id: string): Promise<void> {
+    const row = await this.system('claim an import job', () => this.repo.claim(id, IMPORT_STALE_SECONDS));
+    if (!row) return;
+    if (row.attempts > MAX_ATTEMPTS) {
+      await this.end(row, 'failed', row.report, row.timings, { phase: row.current_phase, message: `gave up after ${MAX_ATTEMPTS} attempts` });
+      return;
+    }
+    const heartbeat = setInterval(() => void this.system('import job heartbeat', () => this.repo.heartbeat(id)).catch(() => undefined), HEARTBEAT_MS);
+    heartbeat.unref();
+    try {
+      if (row.dry_run) await this.runDry(row);
+      else await this.runReal(row);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async runReal(row: ImportRow): Promise<void> {
+    const plan = row.plan as ImportPlan;
+    const sizes = phaseSizes(plan);
+    let report = row.report;
+    let timings = row.timings;
+    let processed = row.processed_items;
+    for (let i = row.phases_completed; i < row.phases.length; i++) {
+      const phase = row.phases[i];
+      await this.system('record the phase an import is in', () => this.repo.startPhase(row.id, phase));
+      const scope = await this.scopeOf(row, plan);
+      const started = Date.now();
+      try {
+        await this.fresh(() =>
+          this.tx.run(scope, async () => {
+            await this.data.lockPartner(row.partner_id);
+            const out = await this.runPhase(row, plan, phase);
+            report = withPhase(report, phase, out, 'completed');
+            processed += sizes[phase];
+            timings = [...timings, { phase, ms: Date.now() - started }];
+            await this.audit.record({ action: 'import.phase', ...this.owner(row), actor: this.actor(row), resourceType: 'import', resourceId: row.id, details: { phase, counts: report.phases[i].counts } });
+            // Progress commits with the phase, so a resumed job never repeats a committed phase.
+            await this.tx.withSystemContext('record import progress in the phase transaction', () =>
+              this.repo.progress(row.id, { phasesCompleted: i + 1, processed, report, timings }),
+            );
+          }),
+        );
+      } catch (err) {
+        await this.end(row, 'failed', withPhase(report, phase, null, 'failed'), timings, { phase, message: this.describe(err, row.id) });
+        return;
+      }
+    }
+    await this.end(row, 'completed', report, timings, null, processed);
+  }
+
+  private async runDry(row: ImportRow): Promise<void> {
+    const plan = row.plan as ImportPlan;
+    const sizes = phaseSizes(plan);
+    let report = emptyReport(row.phases, { dryRun: true, overwrite: row.overwrite });
+    let timings: ImportRow['timings'] = [];
+    let processed = 0;
+    let failure: ImportRow['error'] = null;
+    const scope = await this.scopeOf(row, plan);
+    try {
+      await this.fresh(() =>
+        this.tx.run(scope, async () => {
+          await this.data.lockPartner(row.partner_id);
+          for (const phase of row.phases) {
+            await this.system('record the phase an import is in', () => this.repo.startPhase(row.id, phase));
+            const started = Date.now();
+            try {
+              const out = await this.runPhase(row, plan, phase);
+              report = withPhase(report, phase, out, 'completed');
+            } catch (err) {
+              report = withPhase(report, phase, null, 'failed');
+              failure = { phase, message: this.describe(err, row.id) };
+              break;
+            }
+            processed += sizes[phase];
+            timings = [...timings, { phase, ms: Date.now() - started }];
+            const snapshot = { phasesCompleted: timings.length, processed, report, timings };
+            await this.system('record dry-run progress outside the rolled-back transaction', () => this.repo.progress(row.id, snapshot));
+          }
+          throw new DryRunRollback();
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof DryRunRollback)) failure ??= { phase: null, message: this.describe(err, row.id) };
+    }
+    await this.end(row, failure ? 'failed' : 'completed', report, timings, failure, processed);
+  }
+
+  private async runPhase(row: ImportRow, plan: ImportPlan, phase: PhaseName): Promise<PhaseRecorder> {
+    const out = new PhaseRecorder();
+    const ctx: PhaseContext = {
+      importId: row.id,
+      partnerId: row.partner_id,
+      source: plan.source,
+      overwrite: row.overwrite,
+      out,
+      orgs: phase === 'organizations' ? new Map() : await this.customerOrgs(row, plan),
+      addOrgsToScope: async (orgIds) => {
+        const current = this.tx.currentScope();
+        await this.tx.rescope({ ...current, orgIds: [...current.orgIds, ...orgIds] });
+      },
+    };
+    await (this.phases.get(phase) as ImportPhase).run(plan, ctx);
+    return out;
+  }
+
+  /** Organization of each planned customer: the CSV target, or the one the organizations phase linked. */
+  private async customerOrgs(row: ImportRow, plan: ImportPlan): Promise<Map<string, string | null>> {
+    const links = plan.customers.some((c) => 'externalId' in c.target) ? new Map((await this.repo.customerLinks(row.partner_id, plan.source)).map((l) => [l.external_id, l.local_id])) : new Map<string, string>();
+    return new Map(plan.customers.map((c) => [c.ref, 'orgId' in c.target ? c.target.orgId : (links.get(c.target.externalId) ?? null)]));
+  }
+
+  /**
+   * The requester's scope, plus the organizations earlier phases of an interchange import
+   * created or linked (the requester was checked to reach every organization of the partner).
+   */
+  private async scopeOf(row: ImportRow, plan: ImportPlan): Promise<TenantScope> {
+    if (row.format !== 'interchange') return row.scope;
+    const linked = await this.system('organizations an import created for the partner', () => this.repo.customerLinks(row.partner_id, plan.source));
+    return { ...row.scope, orgIds: [...new Set([...row.scope.orgIds, ...linked.map((l) => l.local_id)])] };
+  }
+
+  private async end(row: ImportRow, status: 'completed' | 'failed', report: ImportReport, timings: ImportRow['timings'], error: ImportRow['error'], processed?: number): Promise<void> {
+    await this.system('finish an import job', async () => {
+      await this.repo.finish(row.id, { status, report, timings, error, processed });
+      await this.audit.record({
+        action: status === 'completed' ? 'import.complete' : 'import.fail',
+        ...this.owner(row),
+        actor: this.actor(row),
+        resourceType: 'import',
+        resourceId: row.id,
+        details: { dryRun: row.dry_run, summary: report.summary, ...(error ? { error } : {}) },
+      });
+    });
+  }
+
+  private describe(err: unknown, importId: string): string {
+    if (err instanceof AppException) return err.message;
+    this.logger.error({ err, importId }, 'Import phase failed');
+    return 'the phase failed unexpectedly and was rolled back; nothing of it was written';
+  }
+
+  private owner(row: ImportRow) {
+    return row.org_id ? { orgId: row.org_id } : { partnerId: row.partner_id };
+  }
+
+  private actor(row: ImportRow) {
+    return { type: row.actor_type, id: row.actor_id };
+  }
+
+  /** A new async context: its own transaction, never the request's or another phase's. */
+  private fresh<T>(fn: () => Promise<T>): Promise<T> {
+    return this.cls.run({ ifNested: 'override' }, fn);
+  }
+
+  private system<T>(reason: string, fn: () => Promise<T>): Promise<T> {
+    return this.fresh(() => this.tx.withSystemContext(reason, fn));
+  }
+}

@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../infra/database/db.service';
+import type { TenantScope } from '../../infra/database/tenant-scope';
+import type { ImportFormat, ImportPlan, PhaseName } from './document/import-plan';
+import type { ImportReport } from './import-report';
+
+export interface ImportRow {
+  id: string;
+  partner_id: string;
+  org_id: string | null;
+  format: ImportFormat;
+  dry_run: boolean;
+  overwrite: boolean;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  phases: PhaseName[];
+  phases_completed: number;
+  current_phase: PhaseName | null;
+  processed_items: number;
+  total_items: number;
+  plan: ImportPlan | null;
+  report: ImportReport;
+  timings: { phase: PhaseName; ms: number }[];
+  error: { phase: PhaseName | null; message: string } | null;
+  attempts: number;
+  created_by: string | null;
+  actor_type: 'user' | 'api_key';
+  actor_id: string | null;
+  scope: TenantScope;
+  created_at: Date;
+  started_at: Date | null;
+  heartbeat_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface MatchRow {
+  id: string;
+  org_id: string;
+  import_id: string;
+  source_ref: string;
+  external_id: string;
+  source: { name: string; email: string | null; phones: { type: string; number: string }[]; title: string | null; notes: string | null; siteId: string | null; externalId: string };
+  candidate_id: string | null;
+  reason: 'email' | 'name';
+  status: 'pending' | 'merged' | 'created';
+  resolved_contact_id: string | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  created_at: Date;
+}
+
+const SUMMARY = `id, partner_id, org_id, format, dry_run, overwrite, status, phases, phases_completed, current_phase, processed_items, total_items,
+  timings, error, attempts, created_by, actor_type, actor_id, created_at, started_at, heartbeat_at, finished_at`;
+const json = (v: unknown) => JSON.stringify(v);
+
+/** Import job rows and held-back matches. Job bookkeeping runs in system context (see ImportJob). */
+@Injectable()
+export class ImportRepository {
+  constructor(private readonly db: Db) {}
+
+  insert(r: Pick<ImportRow, 'partner_id' | 'org_id' | 'format' | 'dry_run' | 'overwrite' | 'phases' | 'total_items' | 'plan' | 'report' | 'created_by' | 'actor_type' | 'actor_id' | 'scope'>): Promise<ImportRow | null> {
+    return this.db.one<ImportRow>(
+      `INSERT INTO imports (partner_id, org_id, format, dry_run, overwrite, phases, total_items, plan, report, created_by, actor_type, actor_id, scope)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13::jsonb) RETURNING *`,
+      [r.partner_id, r.org_id, r.format, r.dry_run, r.overwrite, r.phases, r.total_items, json(r.plan), json(r.report), r.created_by, r.actor_type, r.actor_id, json(r.scope)],
+    );
+  }
+
+  find(id: string): Promise<ImportRow | null> {
+    return this.db.one<ImportRow>(`SELECT ${SUMMARY}, report FROM imports WHERE id = $1`, [id]);
+  }
+
+  async list(limit: number, offset: number): Promise<{ rows: ImportRow[]; total: number }> {
+    const rows = await this.db.rows<ImportRow & { total: string }>(
+      `SELECT ${SUMMARY}, jsonb_build_object('summary', report->'summary') AS report, count(*) OVER () AS total
+         FROM imports ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+      [limit, offset],
+    );
+    return { rows: rows.map(({ total: _t, ...r }) => r as ImportRow), total: rows.length ? Number(rows[0].total) : 0 };
+  }
+
+  async pendingMatchCount(importId: string): Promise<number> {
+    return Number((await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM import_matches WHERE import_id = $1 AND status = 'pending'`, [importId]))?.n ?? 0);
+  }
+
+  /**
+   * Takes a job that is queued, or running with a heartbeat older than `staleSeconds` (its
+   * instance died). One statement, so two instances never both take it.
+   */
+  claim(id: string, staleSeconds: number): Promise<ImportRow | null> {
+    return this.db.one<ImportRow>(
+      `UPDATE imports SET status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), heartbeat_at = now()
+        WHERE id = $1 AND (status = 'queued' OR (status = 'running' AND heartbeat_at < now() - make_interval(secs => $2)))
+        RETURNING *`,
+      [id, staleSeconds],
+    );
+  }
+
+  unfinished(queuedForSeconds: number, staleSeconds: number, limit: number): Promise<{ id: string }[]> {
+    return this.db.rows(
+      `SELECT id FROM imports
+        WHERE (status = 'queued' AND created_at < now() - make_interval(secs => $1))
+           OR (status = 'running' AND heartbeat_at < now() - make_interval(secs => $2))
+        ORDER BY created_at LIMIT $3`,
+      [queuedForSeconds, staleSeconds, limit],
+    );
+  }
+
+  async heartbeat(id: string): Promise<void> {
+    await this.db.exec(`UPDATE imports SET heartbeat_at = now() WHERE id = $1 AND status = 'running'`, [id]);
+  }
+
+  async startPhase(id: string, phase: PhaseName): Promise<void> {
+    await this.db.exec(`UPDATE imports SET current_phase = $2, heartbeat_at = now() WHERE id = $1`, [id, phase]);
+  }
+
+  async progress(id: string, p: { phasesCompleted: number; processed: number; report: ImportReport; timings: ImportRow['timings'] }): Promise<void> {
+    await this.db.exec(
+      `UPDATE imports SET phases_completed = $2, processed_items = $3, report = $4::jsonb, timings = $5::jsonb, heartbeat_at = now() WHERE id = $1`,
+      [id, p.phasesCompleted, p.processed, json(p.report), json(p.timings)],
+    );
+  }
+
+  /** Ends a job; the plan (contact details included) is dropped with it. */
+  async finish(id: string, f: { status: 'completed' | 'failed'; report: ImportReport; timings: ImportRow['timings']; error: ImportRow['error']; processed?: number }): Promise<void> {
+    await this.db.exec(
+      `UPDATE imports SET status = $2, report = $3::jsonb, timings = $4::jsonb, error = $5::jsonb, processed_items = coalesce($6, processed_items),
+              current_phase = NULL, plan = NULL, finished_at = now()
+        WHERE id = $1`,
+      [id, f.status, json(f.report), json(f.timings), f.error ? json(f.error) : null, f.processed ?? null],
+    );
+  }
+
+  plan(id: string): Promise<{ plan: ImportPlan | null } | null> {
+    return this.db.one(`SELECT plan FROM imports WHERE id = $1`, [id]);
+  }
+
+  matches(importId: string): Promise<MatchRow[]> {
+    return this.db.rows<MatchRow>(`SELECT * FROM import_matches WHERE import_id = $1 ORDER BY created_at, source_ref, id`, [importId]);
+  }
+
+  findMatch(importId: string, id: string): Promise<MatchRow | null> {
+    return this.db.one<MatchRow>(`SELECT * FROM import_matches WHERE import_id = $1 AND id = $2`, [importId, id]);
+  }
+
+  /** Compare-and-swap from pending, so two acknowledgements cannot both apply. */
+  resolveMatch(id: string, status: 'merged' | 'created', contactId: string, userId: string | null): Promise<MatchRow | null> {
+    return this.db.one<MatchRow>(
+      `UPDATE import_matches SET status = $2, resolved_contact_id = $3, resolved_by = $4, resolved_at = now()
+        WHERE id = $1 AND status = 'pending' RETURNING *`,
+      [id, status, contactId, userId],
+    );
+  }
+
+  partnerOrgIds(partnerId: string): Promise<{ id: string }[]> {
+    return this.db.rows(`SELECT id FROM organizations WHERE partner_id = $1`, [partnerId]);
+  }
+
+  customerLinks(partnerId: string, source: string): Promise<{ external_id: string; local_id: string }[]> {
+    return this.db.rows(`SELECT external_id, local_id FROM import_links WHERE partner_id = $1 AND source_system = $2 AND kind = 'customer'`, [partnerId, source]);
+  }
+}
