@@ -28,8 +28,6 @@ import { ContentModule } from './modules/content/content.module';
 import { PoliciesModule } from './modules/policies/policies.module';
 import { ImportsModule } from './modules/imports/imports.module';
 import { SsoLoginModule } from './modules/sso/login/sso-login.module';
-import { SamlModule } from './modules/sso/saml/saml.module';
-import { PamRequestsModule } from './modules/pam/requests/pam-requests.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -78,8 +76,6 @@ export class AppModule {
         PoliciesModule,
         ImportsModule,
         SsoLoginModule,
-        SamlModule,
-        PamRequestsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
