@@ -146,6 +146,8 @@ describeInBrowser('sign-in in a real browser', () => {
 
     const partnerButton = page.getByRole('link', { name: `Sign in with ${PARTNER_PROVIDER}` });
     await partnerButton.waitFor();
+    // what is painted, not only the accessible name: a flex layout once swallowed the space
+    expect(await partnerButton.innerText()).toBe(`Sign in with ${PARTNER_PROVIDER}`);
     expect(await partnerButton.getAttribute('href')).toMatch(new RegExp(`^/api/v1/sso/login/partner/${ids.partner}\\?.*redirect=%2Flogin`));
     const colours = await partnerButton.evaluate((a) => ({ bg: getComputedStyle(a).backgroundColor, fg: getComputedStyle(a).color }));
     expect(colours).toEqual({ bg: rgb(ACCENT), fg: 'rgb(255, 255, 255)' });
@@ -170,6 +172,7 @@ describeInBrowser('sign-in in a real browser', () => {
 
     const ssoButton = page.getByRole('link', { name: `Sign in with ${ORG_PROVIDER}` });
     await ssoButton.waitFor();
+    expect(await ssoButton.innerText()).toBe(`Sign in with ${ORG_PROVIDER}`);
     expect(await page.getByLabel('Password').isHidden()).toBe(true);
     await page.getByRole('button', { name: 'Sign in with password instead' }).waitFor();
     await shot(page, 'login-sso-discovered-desktop');
@@ -197,13 +200,13 @@ describeInBrowser('sign-in in a real browser', () => {
     await password.waitFor();
     expect(await focusedId(page)).toBe('password');
     await password.fill('not-the-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     expect(await visibleText(page.getByRole('alert'))).toBe('The email address or password is not correct.');
     expect(await password.getAttribute('aria-invalid')).toBe('true');
     await shot(page, 'login-wrong-password-desktop');
 
     await password.fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const code = page.getByLabel('Authentication code');
     await code.waitFor();
     expect(await focusedId(page)).toBe('mfa-code');
