@@ -1,0 +1,313 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../infra/database/db.service';
+import type { FlowType } from '../rules/engine/rule.types';
+import type { ElevationRequestListRow, ElevationRequestRow, ElevationStatus } from './elevation-request.types';
+
+/**
+ * What a request is now: a pending request past its TTL, or an elevation past its window, is
+ * expired even while the sweeper has not yet rewritten its row. `ttl` is the placeholder of
+ * the pending TTL in minutes.
+ */
+const effectiveStatus = (alias: string, ttl: string) => `
+  CASE WHEN ${alias}.status = 'pending' AND ${alias}.requested_at <= now() - make_interval(mins => ${ttl}) THEN 'expired'
+       WHEN ${alias}.status IN ('approved', 'auto_approved', 'actuating') AND ${alias}.expires_at <= now() THEN 'expired'
+       ELSE ${alias}.status END`;
+
+const COLUMNS = `
+  e.id, e.org_id, e.site_id, e.device_id, e.flow_type, e.status, e.subject_username, e.subject_user_id,
+  e.target_executable_path, e.target_executable_signer, e.requested_at, e.expires_at, e.decision_source,
+  e.matched_policy_id, e.matched_policy_name, e.pam_rule_id, e.pam_rule_name, e.approved_by, e.denied_by,
+  e.approved_by_name, e.denied_by_name, e.revoked_by_name, e.tool_name, e.risk_tier, e.action_digest, e.actuated_at`;
+
+/** The name shown for whoever decided: the user's name (or email), else the API key's name. */
+const ACTOR_NAME = (userParam: string, keyParam: string) => `coalesce(
+  (SELECT coalesce(nullif(u.name, ''), u.email) FROM users u WHERE u.id = ${userParam}),
+  (SELECT 'API key ' || k.name FROM api_keys k WHERE k.id = ${keyParam}))`;
+
+export interface ElevationRequestFilter {
+  orgId?: string;
+  status?: ElevationStatus;
+  flowType?: FlowType;
+  deviceId?: string;
+  siteId?: string;
+  from?: Date;
+  to?: Date;
+  /** null: every site. */
+  siteIds: readonly string[] | null;
+}
+
+export interface Actor {
+  userId: string | null;
+  apiKeyId: string | null;
+}
+
+export interface TransitionedRow {
+  id: string;
+  org_id: string;
+  site_id: string;
+  device_id: string;
+  from_status: ElevationStatus;
+  status: ElevationStatus;
+  expires_at: Date | null;
+  actuated_at: Date | null;
+}
+
+/** Positional parameters of a statement built from optional filters; the TTL is bound once, when first used. */
+class Params {
+  readonly values: unknown[] = [];
+  private ttlRef: string | null = null;
+
+  constructor(private readonly ttlMinutes: number) {}
+
+  bind(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  ttl(): string {
+    this.ttlRef ??= `${this.bind(this.ttlMinutes)}::int`;
+    return this.ttlRef;
+  }
+}
+
+const RETURNING = `RETURNING e.id, e.org_id, e.site_id, e.device_id, prev.status AS from_status, e.status, e.expires_at, e.actuated_at`;
+
+@Injectable()
+export class ElevationRequestRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The WHERE clause of a list. A status filter means the effective status, so a pending request
+   * past its TTL is listed as expired, never as pending, and each branch keeps an index usable.
+   */
+  private where(f: ElevationRequestFilter, params: Params): string {
+    const c: string[] = [];
+    if (f.siteIds !== null) c.push(`e.site_id = ANY(${params.bind(f.siteIds)}::uuid[])`);
+    if (f.orgId) c.push(`e.org_id = ${params.bind(f.orgId)}`);
+    if (f.flowType) c.push(`e.flow_type = ${params.bind(f.flowType)}`);
+    if (f.deviceId) c.push(`e.device_id = ${params.bind(f.deviceId)}`);
+    if (f.siteId) c.push(`e.site_id = ${params.bind(f.siteId)}`);
+    if (f.from) c.push(`e.requested_at >= ${params.bind(f.from)}`);
+    if (f.to) c.push(`e.requested_at <= ${params.bind(f.to)}`);
+    switch (f.status) {
+      case undefined:
+        break;
+      case 'pending':
+        c.push(`e.status = 'pending' AND e.requested_at > now() - make_interval(mins => ${params.ttl()})`);
+        break;
+      case 'approved':
+      case 'auto_approved':
+      case 'actuating':
+        c.push(`e.status = ${params.bind(f.status)} AND e.expires_at > now()`);
+        break;
+      case 'expired':
+        c.push(`(e.status = 'expired'
+                 OR (e.status = 'pending' AND e.requested_at <= now() - make_interval(mins => ${params.ttl()}))
+                 OR (e.status IN ('approved', 'auto_approved', 'actuating') AND e.expires_at <= now()))`);
+        break;
+      default:
+        c.push(`e.status = ${params.bind(f.status)}`);
+    }
+    return c.length ? c.join(' AND ') : 'true';
+  }
+
+  async list(f: ElevationRequestFilter, ttlMinutes: number, page: { limit: number; offset: number }): Promise<{ rows: ElevationRequestListRow[]; total: number }> {
+    const countParams = new Params(ttlMinutes);
+    const countWhere = this.where(f, countParams);
+    const [count] = await this.db.rows<{ total: string }>(`SELECT count(*) AS total FROM elevation_requests e WHERE ${countWhere}`, countParams.values);
+    const params = new Params(ttlMinutes);
+    const ttl = params.ttl();
+    const where = this.where(f, params);
+    const limit = params.bind(page.limit);
+    const offset = params.bind(page.offset);
+    const rows = await this.db.rows<ElevationRequestListRow>(
+      `SELECT ${COLUMNS}, ${effectiveStatus('e', ttl)} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
+         FROM (SELECT * FROM elevation_requests e WHERE ${where}
+                ORDER BY e.requested_at DESC, e.id DESC LIMIT ${limit} OFFSET ${offset}) e
+         LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
+         LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
+        ORDER BY e.requested_at DESC, e.id DESC`,
+      params.values,
+    );
+    return { rows, total: Number(count.total) };
+  }
+
+  /** Elevations in force now, soonest to end first. */
+  active(siteIds: readonly string[] | null, limit: number): Promise<ElevationRequestListRow[]> {
+    return this.db.rows<ElevationRequestListRow>(
+      `SELECT ${COLUMNS}, e.status AS effective_status, d.hostname AS device_hostname, s.name AS site_name
+         FROM (SELECT * FROM elevation_requests e
+                WHERE e.status IN ('approved', 'auto_approved', 'actuating') AND e.expires_at > now()
+                  AND ($1::uuid[] IS NULL OR e.site_id = ANY($1::uuid[]))
+                ORDER BY e.expires_at, e.id LIMIT $2) e
+         LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
+         LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
+        ORDER BY e.expires_at, e.id`,
+      [siteIds, limit],
+    );
+  }
+
+  find(id: string, ttlMinutes: number): Promise<ElevationRequestListRow | null> {
+    return this.db.one<ElevationRequestListRow>(
+      `SELECT ${COLUMNS}, ${effectiveStatus('e', '$2')} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
+         FROM elevation_requests e
+         LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
+         LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
+        WHERE e.id = $1`,
+      [id, ttlMinutes],
+    );
+  }
+
+  /**
+   * pending → approved as one compare-and-swap: only a request still pending and inside its TTL
+   * moves, and never the subject's own just-in-time request.
+   */
+  approve(id: string, actor: Actor, durationMinutes: number, reason: string | null, ttlMinutes: number): Promise<TransitionedRow | null> {
+    return this.db.one<TransitionedRow>(
+      `UPDATE elevation_requests e
+          SET status = 'approved', decision_source = 'human', decided_at = now(), approved_by = $2,
+              approved_by_name = ${ACTOR_NAME('$2::uuid', '$3::uuid')}, duration_minutes = $4,
+              expires_at = now() + make_interval(mins => $4), decision_reason = $5, updated_at = now()
+         FROM (SELECT id, status FROM elevation_requests WHERE id = $1 FOR UPDATE) prev
+        WHERE e.id = prev.id AND e.status = 'pending' AND e.requested_at > now() - make_interval(mins => $6)
+          AND NOT (e.flow_type = 'tech_jit_admin' AND $2::uuid IS NOT NULL AND e.subject_user_id IS NOT DISTINCT FROM $2::uuid)
+        ${RETURNING}`,
+      [id, actor.userId, actor.apiKeyId, durationMinutes, reason, ttlMinutes],
+    );
+  }
+
+  /** pending → denied as one compare-and-swap (status and TTL in the predicate). */
+  deny(id: string, actor: Actor, reason: string | null, ttlMinutes: number): Promise<TransitionedRow | null> {
+    return this.db.one<TransitionedRow>(
+      `UPDATE elevation_requests e
+          SET status = 'denied', decision_source = 'human', decided_at = now(), denied_by = $2,
+              denied_by_name = ${ACTOR_NAME('$2::uuid', '$3::uuid')}, decision_reason = $4, updated_at = now()
+         FROM (SELECT id, status FROM elevation_requests WHERE id = $1 FOR UPDATE) prev
+        WHERE e.id = prev.id AND e.status = 'pending' AND e.requested_at > now() - make_interval(mins => $5)
+        ${RETURNING}`,
+      [id, actor.userId, actor.apiKeyId, reason, ttlMinutes],
+    );
+  }
+
+  /** approved, auto_approved or actuating → revoked, only inside the elevation's window. */
+  revoke(id: string, actor: Actor, reason: string): Promise<TransitionedRow | null> {
+    return this.db.one<TransitionedRow>(
+      `UPDATE elevation_requests e
+          SET status = 'revoked', revoked_by = $2, revoked_by_name = ${ACTOR_NAME('$2::uuid', '$3::uuid')},
+              revoked_at = now(), revoke_reason = $4, updated_at = now()
+         FROM (SELECT id, status FROM elevation_requests WHERE id = $1 FOR UPDATE) prev
+        WHERE e.id = prev.id AND e.status IN ('approved', 'auto_approved', 'actuating') AND e.expires_at > now()
+        ${RETURNING}`,
+      [id, actor.userId, actor.apiKeyId, reason],
+    );
+  }
+
+  /** approved → actuating: the single-use claim of an actuation. */
+  claimActuation(id: string, deviceId: string): Promise<TransitionedRow | null> {
+    return this.db.one<TransitionedRow>(
+      `UPDATE elevation_requests e SET status = 'actuating', actuated_at = now(), updated_at = now()
+         FROM (SELECT id, status FROM elevation_requests WHERE id = $1 FOR UPDATE) prev
+        WHERE e.id = prev.id AND e.device_id = $2 AND e.status = 'approved' AND e.expires_at > now()
+        ${RETURNING}`,
+      [id, deviceId],
+    );
+  }
+
+  /** actuating → approved after a failed actuation, if the window is still open, so it can be actuated again. */
+  releaseActuation(id: string): Promise<TransitionedRow | null> {
+    return this.db.one<TransitionedRow>(
+      `UPDATE elevation_requests e SET status = 'approved', actuated_at = NULL, updated_at = now()
+         FROM (SELECT id, status FROM elevation_requests WHERE id = $1 FOR UPDATE) prev
+        WHERE e.id = prev.id AND e.status = 'actuating' AND e.expires_at > now()
+        ${RETURNING}`,
+      [id],
+    );
+  }
+
+  /**
+   * Mobile approval requests of a decided request can no longer be decided: all of them expire,
+   * except the one whose decision this was, and their undelivered pushes are cancelled.
+   */
+  async expireApprovalRequests(orgId: string, elevationRequestId: string, exceptApprovalId: string | null): Promise<number> {
+    const [row] = await this.db.rows<{ expired: string }>(
+      `WITH expired AS (
+         UPDATE pam_approval_requests SET status = 'expired'
+          WHERE org_id = $1 AND elevation_request_id = $2 AND status = 'pending' AND id IS DISTINCT FROM $3::uuid
+          RETURNING id
+       ), cancelled AS (
+         UPDATE push_outbox o SET status = 'cancelled' FROM expired x
+          WHERE o.org_id = $1 AND o.approval_request_id = x.id AND o.status = 'pending'
+       )
+       SELECT count(*) AS expired FROM expired`,
+      [orgId, elevationRequestId, exceptApprovalId],
+    );
+    return Number(row.expired);
+  }
+
+  /**
+   * An elevation that ends after its actuation had been claimed must be taken back on the device;
+   * an actuation the agent has not fetched yet is withdrawn instead of delivered.
+   */
+  async queueRevokeOnDevice(orgId: string, deviceId: string, elevationRequestId: string, why: 'revoked' | 'expired'): Promise<string> {
+    const row = await this.db.one<{ id: string }>(
+      `WITH withdrawn AS (
+         UPDATE device_commands SET status = 'failed', error = $4, completed_at = now()
+          WHERE org_id = $1 AND elevation_request_id = $3 AND type = 'actuate_elevation' AND status = 'queued'
+       )
+       INSERT INTO device_commands (org_id, device_id, type, payload, elevation_request_id)
+       VALUES ($1, $2, 'revoke_elevation', jsonb_build_object('elevationRequestId', $3::uuid), $3)
+       RETURNING id`,
+      [orgId, deviceId, elevationRequestId, `Elevation ${why} before the command was delivered`],
+    );
+    return row!.id;
+  }
+
+  /**
+   * One sweep: every request past its deadline, across organizations, moves to expired in a single
+   * statement together with its event, audit row, mobile approval requests, undelivered pushes and,
+   * for claimed actuations, a revoke_elevation command. Rows locked by a concurrent transition are
+   * skipped (SKIP LOCKED) and picked up by the next sweep if still due, so any number of instances
+   * may sweep at once. Audit rows are written here rather than through AuditService because one
+   * statement covers the whole batch.
+   */
+  async expireDue(ttlMinutes: number, batch: number): Promise<{ id: string; org_id: string; from_status: ElevationStatus }[]> {
+    return this.db.rows(
+      `WITH due AS (
+         SELECT id, org_id, device_id, status AS from_status, actuated_at FROM elevation_requests
+          WHERE (status = 'pending' AND requested_at <= now() - make_interval(mins => $1))
+             OR (status IN ('approved', 'auto_approved', 'actuating') AND expires_at <= now())
+          LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), expired AS (
+         UPDATE elevation_requests e SET status = 'expired', updated_at = now()
+           FROM due WHERE e.id = due.id
+         RETURNING e.id, e.org_id, e.device_id, due.from_status, due.actuated_at
+       ), events AS (
+         INSERT INTO pam_elevation_events (org_id, elevation_request_id, type, from_status, to_status, actor_type, details)
+         SELECT org_id, id, 'expired', from_status, 'expired', 'system', jsonb_build_object('reason',
+                CASE WHEN from_status = 'pending' THEN 'pending_ttl' ELSE 'window_ended' END)
+           FROM expired
+       ), audits AS (
+         INSERT INTO audit_logs (org_id, actor_type, action, resource_type, resource_id, details)
+         SELECT org_id, 'system', 'pam.elevation.expire', 'elevation_request', id::text, jsonb_build_object('fromStatus', from_status)
+           FROM expired
+       ), approvals AS (
+         UPDATE pam_approval_requests a SET status = 'expired' FROM expired x
+          WHERE a.org_id = x.org_id AND a.elevation_request_id = x.id AND a.status = 'pending'
+         RETURNING a.id, a.org_id
+       ), pushes AS (
+         UPDATE push_outbox o SET status = 'cancelled' FROM approvals a
+          WHERE o.org_id = a.org_id AND o.approval_request_id = a.id AND o.status = 'pending'
+       ), withdrawn AS (
+         UPDATE device_commands c SET status = 'failed', error = 'Elevation expired before the command was delivered', completed_at = now()
+           FROM expired x
+          WHERE c.org_id = x.org_id AND c.elevation_request_id = x.id AND c.type = 'actuate_elevation' AND c.status = 'queued'
+       ), revokes AS (
+         INSERT INTO device_commands (org_id, device_id, type, payload, elevation_request_id)
+         SELECT org_id, device_id, 'revoke_elevation', jsonb_build_object('elevationRequestId', id), id
+           FROM expired WHERE from_status = 'actuating' AND actuated_at IS NOT NULL
+       )
+       SELECT id, org_id, from_status FROM expired`,
+      [ttlMinutes, batch],
+    );
+  }
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { ElevationExpiryJob } from './elevation-expiry.job';
+import { ElevationRequestController } from './elevation-request.controller';
+import { ElevationRequestRepository } from './elevation-request.repository';
+import { ElevationRequestService } from './elevation-request.service';
+import { ElevationTransitionService } from './elevation-transition.service';
+import { PamEventRepository } from './pam-event.repository';
+import { PamEventService } from './pam-event.service';
+
+/**
+ * The elevation-request queue: list, active, respond, revoke, the transition log and expiry.
+ * Exports the transitions (mobile approvals reuse them), the event log (agent ingest and the
+ * flows write their `created` event through it) and the repository (actuation's claim).
+ */
+@Module({
+  controllers: [ElevationRequestController],
+  providers: [ElevationRequestRepository, ElevationRequestService, ElevationTransitionService, PamEventRepository, PamEventService, ElevationExpiryJob],
+  exports: [ElevationRequestRepository, ElevationTransitionService, PamEventService, ElevationExpiryJob],
+})
+export class PamRequestsModule {}
