@@ -28,6 +28,7 @@ import { ContentModule } from './modules/content/content.module';
 import { PoliciesModule } from './modules/policies/policies.module';
 import { ImportsModule } from './modules/imports/imports.module';
 import { SsoLoginModule } from './modules/sso/login/sso-login.module';
+import { AgentModule } from './modules/agent/agent.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -76,6 +77,7 @@ export class AppModule {
         PoliciesModule,
         ImportsModule,
         SsoLoginModule,
+        AgentModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

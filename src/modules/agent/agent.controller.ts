@@ -1,0 +1,41 @@
+import { Body, Controller, Get, Post, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AgentAuth, CurrentPrincipal } from '../../common/decorators/auth.decorator';
+import type { Principal } from '../../common/principal';
+import { AgentSettingsService } from './agent-settings.service';
+import { ElevationIngestDto, ElevationIngestResultDto, PamSettingsDto } from './dto/elevation-ingest.dto';
+import { ElevationIngestService } from './elevation-ingest.service';
+
+/**
+ * Routes agents call with their own token; `:id` is the agent id and must be the token's
+ * (AgentAuth answers 401 otherwise). Bodies are capped at 32 KB on the bytes read (app.setup).
+ */
+@ApiTags('agents')
+@Controller('agents/:id')
+export class AgentController {
+  constructor(
+    private readonly ingest: ElevationIngestService,
+    private readonly settings: AgentSettingsService,
+  ) {}
+
+  /** pam.md 4.6: 201 with the recorded request, or 200 `{ id: null, status: "ignored" }` when an ignore rule matched. */
+  @Post('elevation-requests')
+  @AgentAuth()
+  async elevationRequest(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: ElevationIngestDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ElevationIngestResultDto> {
+    const result = await this.ingest.ingest(principal, dto);
+    res.status(result.id === null ? 200 : 201);
+    return result;
+  }
+
+  /** CONTRACT §4: whether this device intercepts elevation prompts. */
+  @Get('pam-settings')
+  @AgentAuth()
+  pamSettings(@CurrentPrincipal() principal: Principal): Promise<PamSettingsDto> {
+    return this.settings.pamSettings(principal);
+  }
+}

@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
+import { Db } from '../../infra/database/db.service';
+import { PamDecisionModule } from '../pam/decision/pam-decision.module';
+import { PamRequestsModule } from '../pam/requests/pam-requests.module';
+import { PoliciesModule } from '../policies/policies.module';
+import { AgentSettingsService } from './agent-settings.service';
+import { AgentController } from './agent.controller';
+import { ElevationIngestRepository } from './elevation-ingest.repository';
+import { ElevationIngestService } from './elevation-ingest.service';
+import { DeviceRateLimiter } from './rate-limit/device-rate-limiter';
+import { PostgresRateLimiter } from './rate-limit/postgres-rate-limiter.service';
+import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.service';
+
+/** What agents call: elevation-prompt ingest and their PAM settings. */
+@Module({
+  imports: [PamDecisionModule, PamRequestsModule, PoliciesModule],
+  controllers: [AgentController],
+  providers: [
+    ElevationIngestService,
+    ElevationIngestRepository,
+    AgentSettingsService,
+    {
+      provide: DeviceRateLimiter,
+      inject: [APP_CONFIG, Db],
+      useFactory: (config: AppConfig, db: Db): DeviceRateLimiter => (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new PostgresRateLimiter(db)),
+    },
+  ],
+})
+export class AgentModule {}

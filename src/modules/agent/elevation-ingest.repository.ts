@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../infra/database/db.service';
+import type { SoftwareSettings } from '../policies/features/pam.features';
+import { appliedPoliciesSql, AppliedPolicyRow, toAppliedPolicy } from '../policies/resolution/policy-resolution.repository';
+import { closestFirst } from '../policies/resolution/policy-resolution.util';
+import { ORG_PAM_DEFAULTS, type AppliedSoftwarePolicy, type OrgPamDefaults, type SoftwareEvidence } from '../pam/decision/decision.types';
+
+/** Everything ingest needs to know before deciding, read in one statement. */
+export interface IngestContext {
+  deviceStatus: 'active' | 'decommissioned';
+  siteId: string;
+  /** The transaction's clock: the request time and every time window go by it. */
+  now: Date;
+  rulesVersion: number;
+  defaults: OrgPamDefaults;
+  software: AppliedSoftwarePolicy[];
+}
+
+export interface NewElevationRequest {
+  orgId: string;
+  siteId: string;
+  deviceId: string;
+  status: 'pending' | 'auto_approved' | 'denied';
+  subjectUsername: string;
+  targetExecutablePath: string;
+  targetExecutableHash: string;
+  targetExecutableSigner: string | null;
+  parentImage: string | null;
+  commandLine: string | null;
+  pid: number | null;
+  observedAt: string | null;
+  reason: string;
+  /** Only for an outcome the chain made final (auto_approved, denied). */
+  decisionSource: 'software_policy' | 'pam_rule' | 'org_default' | null;
+  durationMinutes: number | null;
+  matchedPolicyId: string | null;
+  matchedPolicyName: string | null;
+  pamRuleId: string | null;
+  pamRuleName: string | null;
+  softwareEvidence: SoftwareEvidence[];
+}
+
+export interface CreatedElevationRequest {
+  id: string;
+  requested_at: Date;
+  expires_at: Date | null;
+}
+
+@Injectable()
+export class ElevationIngestRepository {
+  constructor(private readonly db: Db) {}
+
+  async context(orgId: string, deviceId: string): Promise<IngestContext | null> {
+    const row = await this.db.one<{
+      status: 'active' | 'decommissioned';
+      site_id: string;
+      now: Date;
+      rules_version: string | null;
+      default_unmatched_verdict: OrgPamDefaults['defaultUnmatchedVerdict'] | null;
+      default_approval_duration_minutes: number | null;
+      software: AppliedPolicyRow[];
+    }>(
+      `SELECT d.status, d.site_id, now() AS now,
+              (SELECT v.version FROM pam_rules_versions v WHERE v.org_id = d.org_id) AS rules_version,
+              c.default_unmatched_verdict, c.default_approval_duration_minutes,
+              (SELECT coalesce(json_agg(s), '[]') FROM (${appliedPoliciesSql('$1', 'd.site_id', '$2', "'software'")}) s) AS software
+         FROM devices d
+         LEFT JOIN pam_org_config c ON c.org_id = d.org_id
+        WHERE d.org_id = $1 AND d.id = $2`,
+      [orgId, deviceId],
+    );
+    if (!row) return null;
+    return {
+      deviceStatus: row.status,
+      siteId: row.site_id,
+      now: new Date(row.now),
+      rulesVersion: row.rules_version === null ? 0 : Number(row.rules_version),
+      defaults: row.default_unmatched_verdict
+        ? { defaultUnmatchedVerdict: row.default_unmatched_verdict, defaultApprovalDurationMinutes: row.default_approval_duration_minutes ?? 15 }
+        : ORG_PAM_DEFAULTS,
+      software: closestFirst(row.software.map((r) => toAppliedPolicy<SoftwareSettings>(r))),
+    };
+  }
+
+  /** requested_at is the transaction's clock; an auto-approval's window starts there too. */
+  async insert(r: NewElevationRequest): Promise<CreatedElevationRequest> {
+    const final = r.status !== 'pending';
+    const row = await this.db.one<CreatedElevationRequest>(
+      `INSERT INTO elevation_requests (
+         org_id, site_id, device_id, flow_type, status, subject_username, target_executable_path, target_executable_hash,
+         target_executable_signer, parent_image, command_line, pid, observed_at, reason, requested_at, decided_at,
+         duration_minutes, expires_at, decision_source, matched_policy_id, matched_policy_name, pam_rule_id, pam_rule_name, software_evidence)
+       VALUES ($1, $2, $3, 'uac_intercept', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(), CASE WHEN $14 THEN now() END,
+               $15::int, now() + make_interval(mins => $15::int), $16, $17, $18, $19, $20, $21::jsonb)
+       RETURNING id, requested_at, expires_at`,
+      [
+        r.orgId,
+        r.siteId,
+        r.deviceId,
+        r.status,
+        r.subjectUsername,
+        r.targetExecutablePath,
+        r.targetExecutableHash,
+        r.targetExecutableSigner,
+        r.parentImage,
+        r.commandLine,
+        r.pid,
+        r.observedAt,
+        r.reason,
+        final,
+        r.durationMinutes,
+        r.decisionSource,
+        r.matchedPolicyId,
+        r.matchedPolicyName,
+        r.pamRuleId,
+        r.pamRuleName,
+        r.softwareEvidence.length ? JSON.stringify(r.softwareEvidence) : null,
+      ],
+    );
+    return row!;
+  }
+}

@@ -1,0 +1,22 @@
+/** CONTRACT §4: agent ingest, 10 requests per second per device with bursts of 20. */
+export const INGEST_RATE_PER_SECOND = 10;
+export const INGEST_BURST = 20;
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Whole seconds until a token is available again (Retry-After); 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * A token bucket per device, shared by every instance of the service. Implementations: Redis
+ * (REDIS_URL set) or a PostgreSQL row per device.
+ */
+export abstract class DeviceRateLimiter {
+  /**
+   * 'transaction': the bucket is updated inside the caller's transaction, so call it as late
+   * as possible (it holds the device's bucket row until commit). 'standalone': call it first.
+   */
+  abstract readonly placement: 'transaction' | 'standalone';
+  abstract take(orgId: string, deviceId: string): Promise<RateDecision>;
+}

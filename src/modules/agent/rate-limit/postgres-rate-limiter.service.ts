@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../infra/database/db.service';
+import { DeviceRateLimiter, INGEST_BURST, INGEST_RATE_PER_SECOND, RateDecision } from './device-rate-limiter';
+
+/**
+ * The bucket as one row per device (agent_rate_buckets), refilled and debited by a single
+ * upsert: concurrent requests of one device queue on the row, so no two can spend the same
+ * token, on one instance or many. The wall clock (clock_timestamp) is read, not the
+ * transaction start, so a request that waited for the row never refills backwards.
+ */
+@Injectable()
+export class PostgresRateLimiter extends DeviceRateLimiter {
+  readonly placement = 'transaction';
+
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  async take(orgId: string, deviceId: string): Promise<RateDecision> {
+    const row = await this.db.one<{ tokens: number }>(
+      `WITH t AS (SELECT clock_timestamp() AS ts)
+       INSERT INTO agent_rate_buckets AS b (org_id, device_id, tokens, refilled_at)
+       SELECT $1, $2, $4::double precision - 1, t.ts FROM t
+       ON CONFLICT (org_id, device_id) DO UPDATE
+          SET tokens = least($4, b.tokens + $3 * greatest(0, extract(epoch FROM (SELECT ts FROM t) - b.refilled_at))) - 1,
+              refilled_at = (SELECT ts FROM t)
+        WHERE least($4, b.tokens + $3 * greatest(0, extract(epoch FROM (SELECT ts FROM t) - b.refilled_at))) >= 1
+       RETURNING tokens`,
+      [orgId, deviceId, INGEST_RATE_PER_SECOND, INGEST_BURST],
+    );
+    // A token comes back within 1 / rate seconds; Retry-After counts whole seconds.
+    return row ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: 1 };
+  }
+}
