@@ -28,6 +28,7 @@ import { ContentModule } from './modules/content/content.module';
 import { PoliciesModule } from './modules/policies/policies.module';
 import { ImportsModule } from './modules/imports/imports.module';
 import { SsoLoginModule } from './modules/sso/login/sso-login.module';
+import { SamlModule } from './modules/sso/saml/saml.module';
 import { AgentModule } from './modules/agent/agent.module';
 
 export interface AppModuleOptions {
@@ -77,6 +78,7 @@ export class AppModule {
         PoliciesModule,
         ImportsModule,
         SsoLoginModule,
+        SamlModule,
         AgentModule,
       ],
       providers: [

@@ -1,0 +1,97 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
+import { randomToken, SecretBox } from '../../../infra/crypto/secret-box.service';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { ownerOf } from '../login/login-provider.util';
+import { safeRedirectPath } from '../login/redirect-path.util';
+import { SsoLoginErrors } from '../login/sso-login.errors';
+import { ProviderOwner, SsoLoginRepository } from '../login/sso-login.repository';
+import { LOGIN_SESSION_TTL_SECONDS, stateCookieValue } from '../login/state-cookie.util';
+import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
+import { samlSettings } from './saml-provider.util';
+import { SamlRequestCache } from './saml-request-cache.service';
+import { SamlServiceProvider } from './saml-sp.service';
+import { SamlErrors } from './saml.errors';
+import { SamlRepository } from './saml.repository';
+
+export interface StartedSamlAttempt {
+  /** The IdP's SSO URL with the deflated AuthnRequest and the RelayState. */
+  authUrl: string;
+  /** Value of the svc_sso_state cookie binding the attempt to this browser. */
+  stateCookie: string;
+}
+
+/**
+ * GET /sso/saml/login/:orgId and /sso/saml/login/partner/:partnerId: the SP-initiated start
+ * of a SAML sign-in, shaped like the OIDC one. The RelayState plays the OIDC state: it names
+ * a login session (sso_sessions, 10 minutes, bound to the provider's generation) whose nonce
+ * column holds the AuthnRequest id, and the browser gets the same signed state cookie.
+ */
+@Injectable()
+export class SamlLoginService {
+  constructor(
+    private readonly loginRepo: SsoLoginRepository,
+    private readonly repo: SamlRepository,
+    private readonly tx: TenantTransaction,
+    private readonly box: SecretBox,
+    private readonly sp: SamlServiceProvider,
+    private readonly cache: SamlRequestCache,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get secureCookies(): boolean {
+    return this.config.isProduction;
+  }
+
+  async start(owner: ProviderOwner, redirect: unknown): Promise<StartedSamlAttempt> {
+    const found = await this.tx.withSystemContext('a public SAML login start finds the login provider of a tenant', async () => {
+      const provider = await this.loginRepo.oldestActiveProvider(owner);
+      const columns = provider?.type === 'saml' ? await this.repo.samlColumns(provider.id) : null;
+      return provider ? { provider, columns } : null;
+    });
+    if (!found) throw SsoLoginErrors.noActiveProvider(owner.orgId ? 'organization' : 'partner');
+    const { provider, columns } = found;
+    if (provider.type !== 'saml' || !columns) {
+      throw SamlErrors.oidcProvider(owner.orgId ? `/api/v1/sso/login/${owner.orgId}` : `/api/v1/sso/login/partner/${owner.partnerId}`);
+    }
+    const configured = samlSettings(columns);
+    if ('missing' in configured) throw SsoLoginErrors.incompleteProvider(configured.missing);
+    const { settings } = configured;
+    // Checked when saved; checked again because the rules of this deployment may be stricter now.
+    if (!isAcceptableBrowserUrl(settings.ssoUrl, this.config.ssoAllowInsecureLoopbackIdp && !this.config.isProduction)) {
+      throw SsoLoginErrors.unsafeEndpoint('sso_url_not_https');
+    }
+
+    const state = randomToken(32);
+    const requestId = this.sp.newRequestId();
+    const tenant = { ...ownerOf(provider), providerId: provider.id };
+    const authUrl = await this.tx.withSystemContext('a public SAML login start records its login session and AuthnRequest id', async () => {
+      await this.loginRepo.sweepExpiredLoginSessions();
+      await this.repo.sweepExpiredRequests();
+      await this.loginRepo.insertLoginSession({
+        orgId: tenant.orgId,
+        partnerId: tenant.partnerId,
+        providerId: provider.id,
+        state,
+        nonce: requestId,
+        // SAML has no PKCE; the column is OIDC's.
+        codeVerifier: '',
+        redirectUrl: safeRedirectPath(redirect),
+        generation: provider.generation,
+        purpose: 'login',
+        linkUserId: null,
+        linkSessionId: null,
+        ttlSeconds: LOGIN_SESSION_TTL_SECONDS,
+      });
+      return this.sp.authorizeUrl(provider.id, settings, this.cache.forProvider(tenant), requestId, state);
+    });
+    return { authUrl, stateCookie: stateCookieValue(this.box, state) };
+  }
+
+  /** GET /sso/saml/metadata/:providerId, for any status: an IdP is set up before the provider goes live. */
+  async metadata(providerId: string): Promise<string> {
+    const provider = await this.tx.withSystemContext('an IdP reads the public SP metadata of a provider', () => this.repo.providerType(providerId));
+    if (!provider || provider.type !== 'saml') throw SamlErrors.providerNotFound();
+    return this.sp.metadataXml(provider.id);
+  }
+}

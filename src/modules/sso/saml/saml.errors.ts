@@ -1,0 +1,9 @@
+import { AppException } from '../../../common/errors/app.exception';
+
+/** Errors of the SAML routes that answer with JSON (CONTRACT.md §1); the ACS only redirects. */
+export const SamlErrors = {
+  providerNotFound: () => AppException.notFound('SAML provider not found'),
+  oidcProvider: (loginUrl: string) =>
+    AppException.badRequest('sso_protocol_unsupported', 'The SSO provider uses OIDC; start the sign-in at its OIDC login route', { loginUrl }),
+  metadataImportFailed: (reason: string, message: string) => AppException.badRequest('saml_metadata_invalid', message, { reason }),
+};

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { SsoLoginModule } from '../login/sso-login.module';
+import { LoginStartRateGuard } from '../login/login-start-rate.guard';
+import { SamlAcsService } from './saml-acs.service';
+import { SamlLoginService } from './saml-login.service';
+import { SamlRequestCache } from './saml-request-cache.service';
+import { SamlServiceProvider } from './saml-sp.service';
+import { SamlController } from './saml.controller';
+import { SamlRepository } from './saml.repository';
+
+/**
+ * SAML 2.0 service provider (spec 1.10, CONTRACT.md §3): SP metadata, SP-initiated login
+ * over HTTP-Redirect and the HTTP-POST assertion consumer. Sign-ins end through the OIDC
+ * module's login sessions, account resolution, exchange codes and audit.
+ */
+@Module({
+  imports: [SsoLoginModule],
+  controllers: [SamlController],
+  providers: [SamlRepository, SamlRequestCache, SamlServiceProvider, SamlLoginService, SamlAcsService, LoginStartRateGuard],
+})
+export class SamlModule {}
