@@ -132,12 +132,10 @@ export function planFromContactsCsv(text: string, orgId: string): { plan?: Impor
   const contacts: Planned<PlannedContact>[] = [];
   const seen = new Map<string, number>();
   for (const { line, values } of rows) {
-    const phones = [
-      ...(blank(values.phone) ? [{ type: 'work' as const, number: blank(values.phone) as string }] : []),
-      ...(blank(values.mobile) ? [{ type: 'mobile' as const, number: blank(values.mobile) as string }] : []),
-    ];
+    const phoneColumns = (['phone', 'mobile'] as const).filter((c) => blank(values[c]));
+    const phones = phoneColumns.map((c) => ({ type: c === 'phone' ? ('work' as const) : ('mobile' as const), number: blank(values[c]) as string }));
     const contact: SourceContact = { externalId: values.externalId?.trim() ?? '', name: values.name?.trim() ?? '', email: blank(values.email) ?? null, phones, title: blank(values.title) ?? null, notes: blank(values.notes) ?? null };
-    const rowProblems = checkShape(CONTACT_SHAPE, contact, [`line ${line}`]).map(([p, m]): Problem => [csvPath(p), m]);
+    const rowProblems = checkShape(CONTACT_SHAPE, contact, [`line ${line}`]).map(([p, m]): Problem => [csvPath(p, phoneColumns), m]);
     if (rowProblems.length) return { problems: rowProblems };
     if (seen.has(contact.externalId)) return { problems: [[[`line ${line}`, 'externalId'], `duplicates line ${seen.get(contact.externalId)}`]] };
     seen.set(contact.externalId, line);
@@ -146,10 +144,10 @@ export function planFromContactsCsv(text: string, orgId: string): { plan?: Impor
   return { plan: csvPlan('contacts_csv', 'contacts', csvCustomer(orgId, { contacts })), problems: [] };
 }
 
-/** phones[0] of a CSV row is its phone column, phones[1] its mobile column (when both are set). */
-function csvPath(p: Path): Path {
+/** A problem in phones[i] belongs to the column that filled it; any other to its field. */
+function csvPath(p: Path, phoneColumns: readonly string[]): Path {
   const [line, key, index] = p;
-  if (key === 'phones') return [line, index === 0 ? 'phone' : 'mobile'];
+  if (key === 'phones' && typeof index === 'number') return [line, phoneColumns[index]];
   return p.slice(0, 2);
 }
 
