@@ -29,6 +29,8 @@ function validationReason(error: unknown): string {
   if (error instanceof SamlStatusError) return 'idp_status_not_success';
   const message = error instanceof Error ? error.message : '';
   if (/InResponseTo/i.test(message)) return 'in_response_to_invalid';
+  // node-saml picks a subject confirmation by its validity window alone.
+  if (/subject confirmation/i.test(message)) return 'subject_confirmation_outside_validity_window';
   if (/not yet valid/i.test(message)) return 'assertion_not_yet_valid';
   if (/expired/i.test(message)) return 'assertion_expired';
   if (/audience/i.test(message)) return 'audience_mismatch';
