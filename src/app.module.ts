@@ -30,6 +30,8 @@ import { ImportsModule } from './modules/imports/imports.module';
 import { SsoLoginModule } from './modules/sso/login/sso-login.module';
 import { SamlModule } from './modules/sso/saml/saml.module';
 import { AgentModule } from './modules/agent/agent.module';
+import { PamRequestsModule } from './modules/pam/requests/pam-requests.module';
+import { PamApprovalsModule } from './modules/pam/approvals/pam-approvals.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -80,6 +82,8 @@ export class AppModule {
         SsoLoginModule,
         SamlModule,
         AgentModule,
+        PamRequestsModule,
+        PamApprovalsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

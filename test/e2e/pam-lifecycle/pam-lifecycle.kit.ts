@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { ApprovalFanoutService } from '../../../src/modules/pam/approvals/approval-fanout.service';
 import { tenantFixture } from '../../factories/tenant.factory';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 
@@ -143,4 +145,23 @@ export function revoke(w: PamWorld, token: string, id: string, body: Record<stri
 
 export function list(w: PamWorld, token: string, query: Record<string, string | number> = {}) {
   return request(w.t.baseUrl).get('/api/v1/pam/elevation-requests').query(query).set(bearer(token));
+}
+
+/** Runs the approval fan-out of a request as agent ingest does: inside a transaction in the organization's scope. */
+export async function fanOut(w: PamWorld, id: string, org = 'orgA'): Promise<{ approvals: number; pushes: number }> {
+  return w.t.app.get(TenantTransaction).run({ scope: 'organization', orgIds: [w.ids[org]], partnerIds: [], userId: null }, () =>
+    w.t.app.get(ApprovalFanoutService).fanOut({ id, orgId: w.ids[org] }),
+  );
+}
+
+export function registerPhone(w: PamWorld, userKey: string, pushToken: string, platform: 'ios' | 'android' = 'ios') {
+  return request(w.t.baseUrl).post('/api/v1/mobile-devices').set(bearer(w.plain[userKey])).send({ platform, pushToken });
+}
+
+export async function approvalsOf(id: string): Promise<{ id: string; approver_user_id: string; status: string }[]> {
+  return ownerQuery(`SELECT id, approver_user_id, status FROM pam_approval_requests WHERE elevation_request_id = $1 ORDER BY approver_user_id`, [id]);
+}
+
+export function decide(w: PamWorld, token: string, approvalId: string, body: Record<string, unknown>) {
+  return request(w.t.baseUrl).post(`/api/v1/approvals/${approvalId}/decide`).set(bearer(token)).send(body);
 }

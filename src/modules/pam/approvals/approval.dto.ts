@@ -1,0 +1,67 @@
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { NoNul } from '../../tenancy/shared/text.util';
+import type { FlowType } from '../rules/engine/rule.types';
+
+export class DecideApprovalDto {
+  @IsIn(['approve', 'deny']) decision: 'approve' | 'deny';
+  /** Optional, also on deny; up to 2000 characters. */
+  @IsOptional() @IsString() @MaxLength(2000) @NoNul() reason?: string;
+  /** Approval window in minutes, 1 to 1440 (default 15); ignored on deny. */
+  @IsOptional() @IsInt() @Min(1) @Max(1440) durationMinutes?: number;
+}
+
+export class ApprovalDto {
+  id: string;
+  elevationRequestId: string;
+  orgId: string;
+  deviceId: string;
+  deviceHostname: string | null;
+  flowType: FlowType;
+  subjectUsername: string | null;
+  targetExecutablePath: string | null;
+  targetExecutableSigner: string | null;
+  toolName: string | null;
+  riskTier: number | null;
+  requestedAt: string;
+  /** After this the approval request can no longer be decided (410). */
+  expiresAt: string;
+}
+
+export class ApprovalListDto {
+  success: true;
+  approvals: ApprovalDto[];
+}
+
+export class DecideApprovalResultDto {
+  success: true;
+  id: string;
+  elevationRequestId: string;
+  status: 'approved' | 'denied';
+}
+
+export class RegisterMobileDeviceDto {
+  @IsIn(['ios', 'android']) platform: 'ios' | 'android';
+  /** The APNs or FCM token of the app installation; stored encrypted. */
+  @IsString() @Length(1, 4096) @NoNul() pushToken: string;
+}
+
+export class MobileDeviceDto {
+  id: string;
+  platform: 'ios' | 'android';
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class MobileDeviceResponseDto {
+  success: true;
+  mobileDevice: MobileDeviceDto;
+}
+
+export class MobileDeviceListDto {
+  success: true;
+  mobileDevices: MobileDeviceDto[];
+}
+
+export class MobileDeviceDeletedDto {
+  success: true;
+}

@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../../infra/database/db.service';
+import type { ElevationStatus } from '../requests/elevation-request.types';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+
+export interface ApprovalRow {
+  id: string;
+  org_id: string;
+  elevation_request_id: string;
+  approver_user_id: string;
+  status: ApprovalStatus;
+  expires_at: Date;
+  /** expires_at has passed (database clock). */
+  lapsed: boolean;
+  created_at: Date;
+  site_id: string;
+  device_id: string;
+  device_hostname: string | null;
+  flow_type: string;
+  request_status: ElevationStatus;
+  subject_username: string | null;
+  subject_user_id: string | null;
+  target_executable_path: string | null;
+  target_executable_signer: string | null;
+  tool_name: string | null;
+  risk_tier: number | null;
+  requested_at: Date;
+}
+
+const SELECT_APPROVAL = `
+  SELECT a.id, a.org_id, a.elevation_request_id, a.approver_user_id, a.status, a.expires_at, a.expires_at <= now() AS lapsed,
+         a.created_at, e.site_id, e.device_id, d.hostname AS device_hostname, e.flow_type, e.status AS request_status,
+         e.subject_username, e.subject_user_id, e.target_executable_path, e.target_executable_signer, e.tool_name, e.risk_tier, e.requested_at
+    FROM pam_approval_requests a
+    JOIN elevation_requests e ON e.org_id = a.org_id AND e.id = a.elevation_request_id
+    LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id`;
+
+@Injectable()
+export class ApprovalRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * One approval request per eligible technician of a pending request, and one push per phone of
+   * each, in a single statement. Eligible: an active user whose organization or partner role grants
+   * devices:execute on the request's organization and site, who has a registered phone and who is
+   * not the subject of the request. Must run in system context: technicians' memberships belong
+   * to the partner, beyond the organization scope of the ingesting agent.
+   */
+  async fanOut(orgId: string, elevationRequestId: string, ttlMinutes: number): Promise<{ approvals: number; pushes: number }> {
+    const [row] = await this.db.rows<{ approvals: string; pushes: string }>(
+      `WITH req AS (
+         SELECT e.id, e.org_id, e.site_id, e.subject_user_id, e.requested_at, o.partner_id
+           FROM elevation_requests e JOIN organizations o ON o.id = e.org_id
+          WHERE e.org_id = $1 AND e.id = $2 AND e.status = 'pending'
+       ), grants AS (
+         SELECT m.user_id, r.permissions,
+                (NOT m.site_restricted OR EXISTS (SELECT 1 FROM organization_membership_sites ms
+                   WHERE ms.org_id = m.org_id AND ms.user_id = m.user_id AND ms.site_id = req.site_id)) AS site_ok
+           FROM req JOIN organization_memberships m ON m.org_id = req.org_id JOIN roles r ON r.id = m.role_id
+         UNION ALL
+         SELECT pm.user_id, r.permissions,
+                (NOT pm.site_restricted OR EXISTS (SELECT 1 FROM partner_membership_sites ps
+                   WHERE ps.partner_id = pm.partner_id AND ps.user_id = pm.user_id AND ps.site_id = req.site_id)) AS site_ok
+           FROM req JOIN partner_memberships pm ON pm.partner_id = req.partner_id JOIN roles r ON r.id = pm.role_id
+          WHERE pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs po
+                  WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id AND po.org_id = req.org_id)
+       ), eligible AS (
+         SELECT DISTINCT g.user_id FROM grants g
+           JOIN users u ON u.id = g.user_id AND u.status = 'active'
+          WHERE g.site_ok AND g.permissions && ARRAY['*', 'devices:*', 'devices:execute']::text[]
+            AND g.user_id IS DISTINCT FROM (SELECT subject_user_id FROM req)
+            AND EXISTS (SELECT 1 FROM mobile_devices md WHERE md.user_id = g.user_id)
+       ), approvals AS (
+         INSERT INTO pam_approval_requests (org_id, elevation_request_id, approver_user_id, expires_at)
+         SELECT req.org_id, req.id, eligible.user_id, req.requested_at + make_interval(mins => $3) FROM req CROSS JOIN eligible
+         ON CONFLICT (org_id, elevation_request_id, approver_user_id) DO NOTHING
+         RETURNING id, org_id, approver_user_id
+       ), pushes AS (
+         INSERT INTO push_outbox (org_id, approval_request_id, mobile_device_id)
+         SELECT a.org_id, a.id, md.id FROM approvals a JOIN mobile_devices md ON md.user_id = a.approver_user_id
+         RETURNING id
+       )
+       SELECT (SELECT count(*) FROM approvals) AS approvals, (SELECT count(*) FROM pushes) AS pushes`,
+      [orgId, elevationRequestId, ttlMinutes],
+    );
+    return { approvals: Number(row.approvals), pushes: Number(row.pushes) };
+  }
+
+  /** The caller's approval requests still open, soonest to lapse first. */
+  pendingFor(userId: string, siteIds: readonly string[] | null): Promise<ApprovalRow[]> {
+    return this.db.rows<ApprovalRow>(
+      `${SELECT_APPROVAL}
+        WHERE a.approver_user_id = $1 AND a.status = 'pending' AND a.expires_at > now() AND e.status = 'pending'
+          AND ($2::uuid[] IS NULL OR e.site_id = ANY($2::uuid[]))
+        ORDER BY a.expires_at, a.id LIMIT 200`,
+      [userId, siteIds],
+    );
+  }
+
+  find(id: string): Promise<ApprovalRow | null> {
+    return this.db.one<ApprovalRow>(`${SELECT_APPROVAL} WHERE a.id = $1`, [id]);
+  }
+
+  /** The decided approval request, as a compare-and-swap on its own status and expiry. */
+  async decide(id: string, status: 'approved' | 'denied'): Promise<boolean> {
+    return (await this.db.exec(`UPDATE pam_approval_requests SET status = $2, decided_at = now() WHERE id = $1 AND status = 'pending' AND expires_at > now()`, [id, status])) === 1;
+  }
+}
