@@ -4,6 +4,12 @@ import type { Fixture, FixtureIds } from '../src/infra/database/seed/fixture.typ
 export interface BenchContext {
   /** Base URL of the service instance under test (a separate process). */
   baseUrl: string;
+  /**
+   * The environment that instance was started with (database, secrets, NODE_ENV=production),
+   * for a scenario that needs a sibling instance configured differently, e.g. one allowed to
+   * reach an IdP on loopback, which production refuses.
+   */
+  serviceEnv: Record<string, string>;
   /** In-process application on the same database, for seeding and direct service calls. */
   app: NestExpressApplication;
   seed(f: Fixture): Promise<FixtureIds>;

@@ -107,6 +107,7 @@ async function main(): Promise<void> {
   await app.init();
   const ctx: BenchContext = {
     baseUrl: '',
+    serviceEnv: {},
     app,
     durationSeconds: DURATION,
     seed: (f) => app.get(SeedService).load(f),
@@ -130,9 +131,10 @@ async function main(): Promise<void> {
   baseline.kill();
 
   const port = await freePort();
+  ctx.serviceEnv = { ...SECRETS, NODE_ENV: 'production', DATABASE_URL: ownerUrl, DATABASE_APP_URL: db.appUrl, LOG_LEVEL: 'warn', PAM_ACTUATOR_ENABLED: 'true', START_JOBS: 'false' };
   const server = await startChild(
     join(__dirname, '..', 'src', 'main.js'),
-    { ...SECRETS, NODE_ENV: 'production', DATABASE_URL: ownerUrl, DATABASE_APP_URL: db.appUrl, PORT: String(port), LOG_LEVEL: 'warn', PAM_ACTUATOR_ENABLED: 'true', START_JOBS: 'false' },
+    { ...ctx.serviceEnv, PORT: String(port) },
     `http://127.0.0.1:${port}/api/v1/health`,
   );
   ctx.baseUrl = `http://127.0.0.1:${port}`;
