@@ -32,6 +32,8 @@ import { SamlModule } from './modules/sso/saml/saml.module';
 import { AgentModule } from './modules/agent/agent.module';
 import { PamRequestsModule } from './modules/pam/requests/pam-requests.module';
 import { PamApprovalsModule } from './modules/pam/approvals/pam-approvals.module';
+import { PamActuationModule } from './modules/pam/actuation/pam-actuation.module';
+import { AgentCommandsModule } from './modules/agent-commands/agent-commands.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -84,6 +86,8 @@ export class AppModule {
         AgentModule,
         PamRequestsModule,
         PamApprovalsModule,
+        PamActuationModule,
+        AgentCommandsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -81,7 +81,7 @@ export async function seedRequest(w: PamWorld, s: RequestSeed = {}): Promise<str
                                      target_executable_path, target_executable_signer, requested_at, expires_at,
                                      decision_source, pam_rule_name, matched_policy_name, tool_name, risk_tier, action_digest, actuated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() - make_interval(mins => $10::int),
-             CASE WHEN $11::int IS NULL THEN NULL ELSE now() + make_interval(mins => $11::int) END,
+             CASE WHEN $11::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $11::float8 * 60) END,
              $12, $13, $14, $15, $16, $17, CASE WHEN $18 THEN now() END)
      RETURNING id`,
     [

@@ -1,0 +1,26 @@
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { NoNul } from '../tenancy/shared/text.util';
+
+export class CommandResultDto {
+  @IsIn(['completed', 'failed']) status: 'completed' | 'failed';
+  /** What went wrong on the device, up to 2000 characters. */
+  @IsOptional() @IsString() @MaxLength(2000) @NoNul() error?: string;
+}
+
+export class AgentCommandDto {
+  id: string;
+  type: 'actuate_elevation' | 'revoke_elevation';
+  /** actuate_elevation: { elevationRequestId, timeoutMs }; revoke_elevation: { elevationRequestId }. */
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
+export class AgentCommandListDto {
+  commands: AgentCommandDto[];
+}
+
+export class CommandResultResponseDto {
+  success: true;
+  commandId: string;
+  status: 'completed' | 'failed';
+}

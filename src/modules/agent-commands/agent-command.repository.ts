@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../infra/database/db.service';
+
+export interface CommandRow {
+  id: string;
+  type: 'actuate_elevation' | 'revoke_elevation';
+  payload: Record<string, unknown>;
+  status: string;
+  elevation_request_id: string | null;
+  created_at: Date;
+}
+
+/** Commands of one device; the device always comes from the agent's token. */
+@Injectable()
+export class AgentCommandRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * An actuation whose request was revoked, expired or otherwise left actuating before the agent
+   * fetched it must never reach the device.
+   */
+  withdrawStale(orgId: string, deviceId: string): Promise<number> {
+    return this.db.exec(
+      `UPDATE device_commands c SET status = 'failed', error = 'Elevation no longer actuating when the agent fetched the command', completed_at = now()
+         FROM elevation_requests e
+        WHERE c.org_id = $1 AND c.device_id = $2 AND c.status = 'queued' AND c.type = 'actuate_elevation'
+          AND e.org_id = c.org_id AND e.id = c.elevation_request_id AND NOT (e.status = 'actuating' AND e.expires_at > now())`,
+      [orgId, deviceId],
+    );
+  }
+
+  /** Hands out queued commands, oldest first, marking them delivered; concurrent fetches never get the same one. */
+  deliver(orgId: string, deviceId: string, limit: number): Promise<CommandRow[]> {
+    return this.db.rows<CommandRow>(
+      `UPDATE device_commands c SET status = 'delivered', delivered_at = now()
+        WHERE c.id IN (SELECT id FROM device_commands WHERE org_id = $1 AND device_id = $2 AND status = 'queued'
+                        ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING c.id, c.type, c.payload, c.status, c.elevation_request_id, c.created_at`,
+      [orgId, deviceId, limit],
+    ).then((rows) => rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id)));
+  }
+
+  /** Records the result once: only a queued or delivered command takes one. */
+  complete(orgId: string, deviceId: string, id: string, status: 'completed' | 'failed', error: string | null): Promise<CommandRow | null> {
+    return this.db.one<CommandRow>(
+      `UPDATE device_commands SET status = $4, error = $5, completed_at = now()
+        WHERE org_id = $1 AND device_id = $2 AND id = $3 AND status IN ('queued', 'delivered')
+        RETURNING id, type, payload, status, elevation_request_id, created_at`,
+      [orgId, deviceId, id, status, error],
+    );
+  }
+
+  find(orgId: string, deviceId: string, id: string): Promise<CommandRow | null> {
+    return this.db.one<CommandRow>(
+      `SELECT id, type, payload, status, elevation_request_id, created_at FROM device_commands WHERE org_id = $1 AND device_id = $2 AND id = $3`,
+      [orgId, deviceId, id],
+    );
+  }
+}
