@@ -54,8 +54,8 @@ export class ImportDto {
 }
 
 export class ImportWithReportDto extends ImportDto {
-  /** Created, updated, unchanged, held-back and unresolved items with reasons, and location conflicts. */
-  report: ImportReport;
+  /** Created, updated, unchanged, held-back and unresolved items with reasons, and location conflicts; null until the job ends. */
+  report: ImportReport | null;
 }
 
 export class ImportResponseDto {

@@ -65,13 +65,23 @@ export class ImportRepository {
     );
   }
 
+  /**
+   * The job with its progress (summary and per-phase counts); the full report, which may hold
+   * tens of thousands of items, only once the job has ended.
+   */
   find(id: string): Promise<ImportRow | null> {
-    return this.db.one<ImportRow>(`SELECT ${SUMMARY}, report FROM imports WHERE id = $1`, [id]);
+    return this.db.one<ImportRow>(
+      `SELECT ${SUMMARY},
+              CASE WHEN status IN ('completed', 'failed') THEN report
+                   ELSE jsonb_build_object('summary', report->'summary', 'phases', report->'phases') END AS report
+         FROM imports WHERE id = $1`,
+      [id],
+    );
   }
 
   async list(limit: number, offset: number): Promise<{ rows: ImportRow[]; total: number }> {
     const rows = await this.db.rows<ImportRow & { total: string }>(
-      `SELECT ${SUMMARY}, jsonb_build_object('summary', report->'summary') AS report, count(*) OVER () AS total
+      `SELECT ${SUMMARY}, jsonb_build_object('summary', report->'summary', 'phases', report->'phases') AS report, count(*) OVER () AS total
          FROM imports ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
       [limit, offset],
     );

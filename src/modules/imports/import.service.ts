@@ -115,7 +115,7 @@ export class ImportService {
       return created!;
     });
     this.job.kick(row.id);
-    return { success: true, import: { ...toImportDto(row, 0), report: row.report } };
+    return { success: true, import: { ...toImportDto(row, 0), report: null } };
   }
 
   async list(q: ListImportsQueryDto): Promise<ImportListDto> {
@@ -128,7 +128,8 @@ export class ImportService {
   async get(id: string): Promise<ImportResponseDto> {
     const row = await this.repo.find(id);
     if (!row) throw ImportErrors.notFound();
-    return { success: true, import: { ...toImportDto(row, await this.repo.pendingMatchCount(id)), report: row.report } };
+    const finished = row.status === 'completed' || row.status === 'failed';
+    return { success: true, import: { ...toImportDto(row, await this.repo.pendingMatchCount(id)), report: finished ? row.report : null } };
   }
 
   async matches(principal: Principal, id: string): Promise<ImportMatchListDto> {

@@ -337,7 +337,7 @@ export class TenancyContent1763700400000 implements MigrationInterface {
       CREATE FUNCTION custom_field_values_after_write() RETURNS trigger LANGUAGE plpgsql AS $f$
       DECLARE r record;
       BEGIN
-        IF EXISTS (SELECT 1 FROM new_values n
+        IF EXISTS (SELECT 1 FROM (SELECT DISTINCT org_id, definition_id FROM new_values) n
                     WHERE NOT EXISTS (SELECT 1 FROM custom_field_definitions d JOIN organizations o ON o.id = n.org_id
                                        WHERE d.id = n.definition_id AND (d.org_id = n.org_id OR d.partner_id = o.partner_id))) THEN
           RAISE EXCEPTION 'custom field definition does not apply to the device''s organization'
