@@ -25,6 +25,7 @@ import { BrandingModule } from './modules/branding/branding.module';
 import { SsoModule } from './modules/sso/sso.module';
 import { SeedModule } from './infra/database/seed/seed.module';
 import { ContentModule } from './modules/content/content.module';
+import { PamModule } from './modules/pam/pam.module';
 import { PoliciesModule } from './modules/policies/policies.module';
 import { ImportsModule } from './modules/imports/imports.module';
 import { SsoLoginModule } from './modules/sso/login/sso-login.module';
@@ -88,6 +89,7 @@ export class AppModule {
         PamApprovalsModule,
         PamActuationModule,
         AgentCommandsModule,
+        PamModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { compileGlob } from '../engine/glob.util';
+import { asciiLower } from '../engine/text.util';
+import { globLikePattern, previewMatchSql } from './preview-sql.util';
+
+/** JavaScript reading of a LIKE pattern (default escape `\`), for checking the prefilter's promise. */
+function likeToRegExp(pattern: string): RegExp {
+  let out = '^';
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') out += pattern[++i].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    else if (char === '%') out += '[\\s\\S]*';
+    else if (char === '_') out += '[\\s\\S]';
+    else out += char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(out + '$', 'su');
+}
+
+const normalised = (value: string) => asciiLower(value.replace(/\\/g, '/'));
+
+describe('globLikePattern', () => {
+  it.each([
+    ['C:\\Program Files\\Vendor*\\**\\setup*.exe', 'c:/program files/vendor%setup%.exe'],
+    ['C:\\Tools\\**', 'c:/tools%'],
+    ['**\\x.exe', '%x.exe'],
+    ['C:\\a?c\\b.exe', 'c:/a%c/b.exe'],
+    ['C:\\100%_done\\file.exe', 'c:/100\\%\\_done/file.exe'],
+    ['**', '%'],
+  ])('turns %s into %s', (glob, like) => {
+    expect(globLikePattern(glob)).toBe(like);
+  });
+
+  it('accepts every value the glob matches (property)', () => {
+    const segment = fc.stringMatching(/^[a-zA-Z0-9 ._%()\[\]$^+{}|?*-]{0,6}$/);
+    const glob = fc.array(fc.oneof(segment, fc.constant('**')), { minLength: 1, maxLength: 5 }).map((parts) => parts.join('\\'));
+    const value = fc
+      .tuple(fc.array(fc.stringMatching(/^[a-zA-Z0-9 ._%()\[\]$^+{}|-]{0,6}$/), { minLength: 1, maxLength: 6 }), fc.constantFrom('\\', '/'))
+      .map(([parts, separator]) => parts.join(separator));
+    fc.assert(
+      fc.property(glob, value, (g, v) => {
+        if (compileGlob(g)(v)) expect(likeToRegExp(globLikePattern(g)).test(normalised(v))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('accepts every value built from the glob itself (property)', () => {
+    const literal = fc.stringMatching(/^[a-zA-Z0-9 ._%()$-]{1,5}$/);
+    fc.assert(
+      fc.property(fc.array(literal, { minLength: 1, maxLength: 4 }), fc.array(literal, { maxLength: 3 }), (head, tail) => {
+        const glob = [...head, '**', ...tail, '*.exe'].join('\\');
+        const value = [...head, 'x', 'y', ...tail, 'Setup.EXE'].join('/');
+        expect(compileGlob(glob)(value)).toBe(true);
+        expect(likeToRegExp(globLikePattern(glob)).test(normalised(value))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('previewMatchSql', () => {
+  it('is ruleToSql alone when the rule has no glob', () => {
+    const params: unknown[] = [];
+    const sql = previewMatchSql({ matchSigner: 'Acme' }, 'er', params);
+    expect(sql).not.toContain('LIKE');
+    expect(params).toEqual([['uac_intercept', 'tech_jit_admin'], 'acme']);
+  });
+
+  it('puts the cheap criteria and the LIKE prefilter before the full rule', () => {
+    const params: unknown[] = [];
+    const sql = previewMatchSql({ matchSigner: 'Acme', matchPathGlob: 'C:\\Tools\\*.exe' }, 'er', params);
+    const like = sql.indexOf('LIKE');
+    const regex = sql.indexOf('~*');
+    expect(like).toBeGreaterThan(sql.indexOf('target_executable_signer'));
+    expect(regex).toBeGreaterThan(like);
+    expect(params).toContain('c:/tools/%.exe');
+  });
+
+  it('adds no prefilter for a negated glob, whose complement LIKE cannot bound', () => {
+    const sql = previewMatchSql({ matchUser: 'bob', matchPathGlob: 'C:\\Tools\\*', matchNegate: ['pathGlob'] }, 'er', []);
+    expect(sql).not.toContain('LIKE');
+  });
+
+  it('never puts values into the SQL text', () => {
+    const hostile = "C:\\x'); DROP TABLE elevation_requests; --\\*";
+    const params: unknown[] = [];
+    const sql = previewMatchSql({ matchPathGlob: hostile, matchParentImage: hostile }, 'er', params);
+    expect(sql).not.toMatch(/drop/i);
+    expect(params.some((p) => typeof p === 'string' && /drop table/i.test(p))).toBe(true);
+  });
+});

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Logger } from '@nestjs/common';
+import { ErrorReporter, type ErrorEvent } from './error-reporter.service';
+
+export interface SentryTarget {
+  /** The store endpoint: <scheme>://<host>[/<path>]/api/<project>/store/ */
+  storeUrl: URL;
+  publicKey: string;
+}
+
+/** Reads a Sentry DSN (`<scheme>://<publicKey>@<host>[/<path>]/<projectId>`); null when malformed. */
+export function parseSentryDsn(dsn: string): SentryTarget | null {
+  let url: URL;
+  try {
+    url = new URL(dsn);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !url.username) return null;
+  const segments = url.pathname.split('/').filter(Boolean);
+  const projectId = segments.pop();
+  if (!projectId || !/^\d+$/.test(projectId)) return null;
+  const prefix = segments.length > 0 ? `/${segments.join('/')}` : '';
+  return {
+    storeUrl: new URL(`${url.protocol}//${url.host}${prefix}/api/${projectId}/store/`),
+    publicKey: decodeURIComponent(url.username),
+  };
+}
+
+const TIMEOUT_MS = 5000;
+
+/**
+ * Sends each event to a Sentry-compatible collector (the store endpoint of the DSN) and to
+ * the fallback reporter, so the log keeps a copy when the collector is unreachable.
+ */
+export class SentryErrorReporter extends ErrorReporter {
+  private readonly logger = new Logger('SentryErrorReporter');
+
+  constructor(
+    private readonly target: SentryTarget,
+    private readonly fallback: ErrorReporter,
+    private readonly environment: string,
+  ) {
+    super();
+  }
+
+  async report(event: ErrorEvent): Promise<void> {
+    await this.fallback.report(event);
+    try {
+      await this.send(event);
+    } catch (error) {
+      this.logger.warn({ tag: event.tag, reason: (error as Error).message }, 'Could not deliver an error event to the collector');
+    }
+  }
+
+  private send(event: ErrorEvent): Promise<void> {
+    const body = JSON.stringify({
+      event_id: randomUUID().replace(/-/g, ''),
+      timestamp: new Date().toISOString(),
+      platform: 'node',
+      level: event.level,
+      logger: 'pam',
+      environment: this.environment,
+      message: { formatted: event.message },
+      tags: { tag: event.tag },
+      fingerprint: [event.tag, ...Object.values(event.context ?? {}).filter((v) => typeof v === 'string').slice(0, 2)],
+      extra: event.context ?? {},
+    });
+    const url = this.target.storeUrl;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(
+        url,
+        {
+          method: 'POST',
+          timeout: TIMEOUT_MS,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${this.target.publicKey}, sentry_client=rmm-pam/1.0`,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode && res.statusCode < 300 ? resolve() : reject(new Error(`collector answered ${res.statusCode}`))));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('collector timed out')));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+}
