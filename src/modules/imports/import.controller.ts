@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
-import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Auth, CurrentPrincipal } from '../../common/decorators/auth.decorator';
 import { UuidParam } from '../../common/pipes/uuid.pipe';
@@ -22,6 +22,10 @@ export class ImportController {
   @Post()
   @HttpCode(202)
   @ApiConsumes('application/json', IMPORT_JSON_MEDIA_TYPE, 'text/csv')
+  @ApiBody({
+    description: 'An interchange document (docs/import-format.md, JSON Schema docs/import-format.schema.json), or a CSV file of contacts or custom-field values.',
+    schema: { oneOf: [{ type: 'object' }, { type: 'string' }] },
+  })
   @Auth({ permission: 'imports:write', mfa: true, transaction: 'none' })
   create(@CurrentPrincipal() principal: Principal, @Query() query: CreateImportQueryDto, @Req() req: Request): Promise<ImportResponseDto> {
     return this.imports.create(principal, query, { contentType: (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase(), body: req.body });
