@@ -35,6 +35,7 @@ import { PamRequestsModule } from './modules/pam/requests/pam-requests.module';
 import { PamApprovalsModule } from './modules/pam/approvals/pam-approvals.module';
 import { PamActuationModule } from './modules/pam/actuation/pam-actuation.module';
 import { AgentCommandsModule } from './modules/agent-commands/agent-commands.module';
+import { PamFlowsModule } from './modules/pam/flows/pam-flows.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -90,6 +91,7 @@ export class AppModule {
         PamActuationModule,
         AgentCommandsModule,
         PamModule,
+        PamFlowsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -44,13 +44,14 @@ export class ApprovalRepository {
    * One approval request per eligible technician of a pending request, and one push per phone of
    * each, in a single statement. Eligible: an active user whose organization or partner role grants
    * devices:execute on the request's organization and site, who has a registered phone and who is
-   * not the subject of the request. Must run in system context: technicians' memberships belong
-   * to the partner, beyond the organization scope of the ingesting agent.
+   * not the subject of a just-in-time request (who may not approve it). Must run in system
+   * context: technicians' memberships belong to the partner, beyond the organization scope of
+   * the ingesting agent.
    */
   async fanOut(orgId: string, elevationRequestId: string, ttlMinutes: number): Promise<{ approvals: number; pushes: number }> {
     const [row] = await this.db.rows<{ approvals: string; pushes: string }>(
       `WITH req AS (
-         SELECT e.id, e.org_id, e.site_id, e.subject_user_id, e.requested_at, o.partner_id
+         SELECT e.id, e.org_id, e.site_id, e.flow_type, e.subject_user_id, e.requested_at, o.partner_id
            FROM elevation_requests e JOIN organizations o ON o.id = e.org_id
           WHERE e.org_id = $1 AND e.id = $2 AND e.status = 'pending'
        ), grants AS (
@@ -69,7 +70,7 @@ export class ApprovalRepository {
          SELECT DISTINCT g.user_id FROM grants g
            JOIN users u ON u.id = g.user_id AND u.status = 'active'
           WHERE g.site_ok AND g.permissions && ARRAY['*', 'devices:*', 'devices:execute']::text[]
-            AND g.user_id IS DISTINCT FROM (SELECT subject_user_id FROM req)
+            AND NOT EXISTS (SELECT 1 FROM req WHERE req.flow_type = 'tech_jit_admin' AND req.subject_user_id = g.user_id)
             AND EXISTS (SELECT 1 FROM mobile_devices md WHERE md.user_id = g.user_id)
        ), approvals AS (
          INSERT INTO pam_approval_requests (org_id, elevation_request_id, approver_user_id, expires_at)
