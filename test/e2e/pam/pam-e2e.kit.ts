@@ -67,37 +67,44 @@ export interface RequestRow {
   commandLine?: string | null;
   toolName?: string | null;
   riskTier?: number | null;
-  /** Hours before now. */
+  /** Hours before now (default 1), unless `at` is given. */
   hoursAgo?: number;
+  at?: Date;
 }
 
-/** Inserts elevation requests of organization A as the owner, spread over sites A1 and A2. */
-export async function insertRequests(w: PamWorld, rows: RequestRow[]): Promise<string[]> {
-  const ids: string[] = [];
-  for (const r of rows) {
+/**
+ * Inserts elevation requests as the owner: of organization A (sites A1 and A2) by default,
+ * or of organization B (site B1).
+ */
+export async function insertRequests(w: PamWorld, rows: RequestRow[], org: 'A' | 'B' = 'A'): Promise<string[]> {
+  const params: unknown[] = [];
+  const tuples = rows.map((r) => {
     const a2 = r.siteKey === 'A2';
-    const [row] = await ownerQuery<{ id: string }>(
-      `INSERT INTO elevation_requests (org_id, site_id, device_id, flow_type, status, subject_username, target_executable_path,
-         target_executable_signer, target_executable_hash, parent_image, command_line, tool_name, risk_tier, requested_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() - make_interval(secs => $14::float8 * 3600)) RETURNING id`,
-      [
-        w.ids.orgA,
-        a2 ? w.ids.siteA2 : w.ids.siteA1,
-        a2 ? w.ids.deviceA2 : w.ids.deviceA1,
-        r.flowType ?? 'uac_intercept',
-        r.status ?? 'pending',
-        r.user ?? null,
-        r.path ?? null,
-        r.signer ?? null,
-        r.hash ?? null,
-        r.parentImage ?? null,
-        r.commandLine ?? null,
-        r.toolName ?? null,
-        r.riskTier ?? null,
-        r.hoursAgo ?? 1,
-      ],
-    );
-    ids.push(row.id);
-  }
-  return ids;
+    const values = [
+      org === 'B' ? w.ids.orgB : w.ids.orgA,
+      org === 'B' ? w.ids.siteB1 : a2 ? w.ids.siteA2 : w.ids.siteA1,
+      org === 'B' ? w.ids.deviceB1 : a2 ? w.ids.deviceA2 : w.ids.deviceA1,
+      r.flowType ?? 'uac_intercept',
+      r.status ?? 'pending',
+      r.user ?? null,
+      r.path ?? null,
+      r.signer ?? null,
+      r.hash ?? null,
+      r.parentImage ?? null,
+      r.commandLine ?? null,
+      r.toolName ?? null,
+      r.riskTier ?? null,
+      r.hoursAgo ?? 1,
+      r.at ?? null,
+    ];
+    const p = values.map((value) => `$${params.push(value)}`);
+    return `(${p.slice(0, 12).join(', ')}, ${p[12]}::smallint, coalesce(${p[14]}::timestamptz, now() - make_interval(secs => ${p[13]}::float8 * 3600)))`;
+  });
+  const inserted = await ownerQuery<{ id: string }>(
+    `INSERT INTO elevation_requests (org_id, site_id, device_id, flow_type, status, subject_username, target_executable_path,
+       target_executable_signer, target_executable_hash, parent_image, command_line, tool_name, risk_tier, requested_at)
+     VALUES ${tuples.join(', ')} RETURNING id`,
+    params,
+  );
+  return inserted.map((row) => row.id);
 }
