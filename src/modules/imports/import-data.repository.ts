@@ -183,6 +183,10 @@ export class ImportDataRepository {
     return this.db.rows<ContactRow>(`SELECT id, org_id, site_id, name, email, phones, title, notes, external_id FROM contacts WHERE org_id = ANY ($1::uuid[]) ORDER BY created_at, id`, [orgIds]);
   }
 
+  contact(orgId: string, id: string): Promise<ContactRow | null> {
+    return this.db.one<ContactRow>(`SELECT id, org_id, site_id, name, email, phones, title, notes, external_id FROM contacts WHERE org_id = $1 AND id = $2`, [orgId, id]);
+  }
+
   async insertContacts(rows: ContactRow[]): Promise<void> {
     if (!rows.length) return;
     await this.db.exec(

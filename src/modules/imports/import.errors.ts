@@ -15,7 +15,7 @@ export const ImportErrors = {
   typeRequired: () => AppException.validation([{ field: 'type', message: 'type (contacts or custom-field-values) is required for a CSV import' }]),
   typeNotForJson: () => AppException.validation([{ field: 'type', message: 'type applies to CSV imports only' }]),
   fullAccessRequired: () =>
-    AppException.forbidden('forbidden', 'An interchange import needs access to every organization and site of the partner', { permission: 'imports:write' }),
+    AppException.forbidden('forbidden', 'An interchange import needs access to every organization and site of the partner'),
   matchResolved: (status: string) => AppException.conflict('match_resolved', 'This match was already acknowledged', { currentStatus: status }),
   candidateGone: () => AppException.conflict('candidate_gone', 'The existing contact was deleted; acknowledge with create instead'),
   externalIdTaken: () => AppException.conflict('external_id_taken', 'Another contact of this organization already has this externalId'),

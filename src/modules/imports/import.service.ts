@@ -148,7 +148,7 @@ export class ImportService {
     const src = canonicalContact(match.source as Parameters<typeof canonicalContact>[0]);
     let contact: ContactRow;
     if (action === 'merge') {
-      const candidate = match.candidate_id ? (await this.data.contacts([match.org_id])).find((c) => c.id === match.candidate_id) : undefined;
+      const candidate = match.candidate_id ? await this.data.contact(match.org_id, match.candidate_id) : null;
       if (!candidate) throw ImportErrors.candidateGone();
       requireSite(principal, candidate.site_id);
       // The record fills in what it has; the existing contact keeps what the record lacks.

@@ -56,6 +56,8 @@ describe('CSV imports, permissions, and import jobs that resume or fail', () => 
     expect((await post('externalId,name\nx,A\n', {}).expect(400)).body.details[0].field).toBe('type');
     const plain = await request(t.http).post('/api/v1/imports').set('Authorization', auth.adminA).set('Content-Type', 'text/plain').send('hello').expect(415);
     expect(plain.body.code).toBe('unsupported_media_type');
+    const charset = await request(t.http).post('/api/v1/imports').query({ type: 'contacts' }).set('Authorization', auth.adminA).set('Content-Type', 'text/csv; charset=x-unknown').send('a,b\n').expect(415);
+    expect(charset.body).toMatchObject({ success: false, code: 'unsupported_media_type', requestId: expect.any(String) });
   });
 
   it('imports custom-field values from CSV, reporting rows that match no device or several', async () => {
