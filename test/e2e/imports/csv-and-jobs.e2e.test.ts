@@ -45,6 +45,15 @@ describe('CSV imports, permissions, and import jobs that resume or fail', () => 
     expect(again.report.summary).toMatchObject({ created: 0, updated: 0, unchanged: 2, unresolved: 1 });
   });
 
+  it('answers 202 with the queued job, then shows its progress and, once it ends, its report', async () => {
+    const res = await request(t.http).post('/api/v1/imports').query({ type: 'contacts', dryRun: 'true' }).set('Authorization', auth.adminA).set('Content-Type', 'text/csv').send(contactsCsv).expect(202);
+    expect(res.body.import).toMatchObject({ status: 'queued', dryRun: true, format: 'contacts_csv', orgId: ids.orgA, percent: 0, processedItems: 0, totalItems: 3, report: null });
+    expect(res.body.import.phases).toEqual([{ name: 'contacts', status: 'not_run', counts: { created: 0, updated: 0, unchanged: 0, heldBack: 0, unresolved: 0 }, durationMs: null }]);
+    const done = await waitForImport(t, auth.adminA, res.body.import.id);
+    expect(done).toMatchObject({ status: 'completed', percent: 100, phase: null });
+    expect(done.report.summary).toEqual({ created: 0, updated: 0, unchanged: 2, heldBack: 0, unresolved: 1 });
+  });
+
   it('rejects malformed CSV with the line and column of the first problem', async () => {
     const post = (csv: string, query: object = { type: 'contacts' }) => request(t.http).post('/api/v1/imports').query(query).set('Authorization', auth.adminA).set('Content-Type', 'text/csv').send(csv);
     expect((await post('externalId,name\nx,Ok\ny,Fine,extra\n').expect(400)).body.details[0]).toEqual({ field: 'line 3', message: 'expected 2 fields, found 3' });
