@@ -11,6 +11,7 @@ import { SsoProviderLookup } from './providers/sso-provider-lookup.service';
 import { SsoProviderController } from './providers/sso-provider.controller';
 import { SsoProviderRepository } from './providers/sso-provider.repository';
 import { SsoProviderService } from './providers/sso-provider.service';
+import { IdpMetadataImporter } from './saml/metadata/idp-metadata-importer.service';
 
 /**
  * SSO administration: providers, presets, discovery, verified domains and the public check.
@@ -29,6 +30,7 @@ import { SsoProviderService } from './providers/sso-provider.service';
     SsoDomainRepository,
     SsoDomainService,
     DomainRecheckJob,
+    IdpMetadataImporter,
   ],
   exports: [IdpNetwork, ProviderDiscoveryService, SsoProviderLookup, SsoDomainService, SsoCheckService],
 })

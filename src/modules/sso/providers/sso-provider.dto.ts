@@ -2,6 +2,7 @@ import { OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateBy, ValidateNested, ValidationOptions } from 'class-validator';
 import { MAX_OIDC_URL_LENGTH } from '../net/oidc-discovery.service';
+import { MAX_IDP_METADATA_BYTES } from '../saml/metadata/idp-metadata-importer.service';
 import { MAX_ALLOWED_DOMAINS_LENGTH, MAX_CERTIFICATE_LENGTH } from './provider-config.util';
 import { SSO_PROVIDER_STATUSES } from './sso-provider.types';
 import type { AttributeMapping, SsoProviderStatus, SsoProviderType } from './sso-provider.types';
@@ -69,6 +70,10 @@ export class CreateSsoProviderDto {
   @IsOptional() @IsString() @Length(1, MAX_CERTIFICATE_LENGTH) certificate?: string;
   @IsOptional() @IsString() @Length(1, 255) nameIdFormat?: string;
   @IsOptional() @IsBoolean() forceAuthn?: boolean;
+  /** SAML: the IdP's metadata document; fills entityId, ssoUrl and every signing certificate (fields given explicitly win). */
+  @IsOptional() @IsString() @Length(1, MAX_IDP_METADATA_BYTES) idpMetadataXml?: string;
+  /** SAML: an https URL of the IdP's metadata, fetched once under the discovery rules; fills the same fields. Not stored. */
+  @IsOptional() @IsHttpUrl() @MaxLength(2048) idpMetadataUrl?: string;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => AttributeMappingDto) attributeMapping?: AttributeMappingDto;
   /** Default true for organization providers; partner providers never provision. */
   @IsOptional() @IsBoolean() autoProvision?: boolean;

@@ -9,6 +9,9 @@ import { AuditService } from '../../audit/audit.service';
 import { ProviderDiscoveryService } from '../discovery/provider-discovery.service';
 import { DiscoveryError } from '../net/net.errors';
 import { DiscoveredOidcEndpoints } from '../net/oidc-discovery.service';
+import { IdpMetadataImportError, IdpMetadataImporter } from '../saml/metadata/idp-metadata-importer.service';
+import { SamlErrors } from '../saml/saml.errors';
+import type { IdpMetadata } from '../saml/xml/saml-metadata.util';
 import { SsoErrors } from '../sso.errors';
 import {
   changedFields,
@@ -17,6 +20,7 @@ import {
   FieldProblem,
   foreignFields,
   isAcceptableBrowserUrl,
+  MAX_CERTIFICATE_LENGTH,
   missingForLogin,
   normaliseAllowedDomains,
   normaliseCertificates,
@@ -115,6 +119,7 @@ export class SsoProviderService {
     private readonly box: SecretBox,
     private readonly discovery: ProviderDiscoveryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly idpMetadata: IdpMetadataImporter,
   ) {}
 
   async presets(): Promise<SsoPresetListDto> {
@@ -158,6 +163,7 @@ export class SsoProviderService {
       if (config.defaultRoleId) await this.checkDefaultRole(principal, owner, config.defaultRoleId);
     });
 
+    if (dto.type === 'saml') Object.assign(config, await this.importedSamlFields(dto));
     await this.assertManualEndpoints(dto);
     const warnings: SsoWarningDto[] = [];
     let discovery: 'succeeded' | 'failed' | 'skipped' = 'skipped';
@@ -217,6 +223,7 @@ export class SsoProviderService {
       return found;
     });
     const patch = this.buildPatch(principal, current, dto);
+    if (current.type === 'saml') Object.assign(patch, await this.importedSamlFields(dto));
 
     await this.assertManualEndpoints(dto);
     let discovered = false;
@@ -486,6 +493,43 @@ export class SsoProviderService {
       if (explicit[field] == null) result[field] = found[field];
     }
     return result;
+  }
+
+  /**
+   * CONTRACT.md §3: IdP metadata (a document, or a URL fetched now) fills entityId, ssoUrl and
+   * every signing certificate; fields the request gives explicitly win. Makes network calls.
+   */
+  private async importedSamlFields(dto: Pick<CreateSsoProviderDto, 'idpMetadataXml' | 'idpMetadataUrl' | 'entityId' | 'ssoUrl' | 'certificate'>): Promise<Partial<SsoProviderConfig>> {
+    const xml = dto.idpMetadataXml ?? null;
+    const url = dto.idpMetadataUrl ?? null;
+    if (xml === null && url === null) return {};
+    if (xml !== null && url !== null) throw AppException.validation([{ field: 'idpMetadataUrl', message: 'Give idpMetadataXml or idpMetadataUrl, not both' }]);
+    let metadata: IdpMetadata;
+    try {
+      metadata = await this.idpMetadata.load(xml !== null ? { xml } : { url: url! });
+    } catch (error) {
+      if (error instanceof IdpMetadataImportError) throw SamlErrors.metadataImportFailed(error.reason, error.message);
+      throw error;
+    }
+    const fields: Partial<SsoProviderConfig> = {};
+    if (dto.entityId == null) {
+      if (metadata.entityId.length > 500) throw SamlErrors.metadataImportFailed('entity_id_too_long', 'The IdP entity id is longer than 500 characters');
+      fields.entityId = metadata.entityId;
+    }
+    if (dto.ssoUrl == null) {
+      const problems: FieldProblem[] = [];
+      this.checkSsoUrl(problems, metadata.ssoUrl);
+      if (problems.length > 0 || metadata.ssoUrl.length > 500) throw SamlErrors.metadataImportFailed('sso_url_unacceptable', 'The IdP SSO URL must be an https URL of at most 500 characters');
+      fields.ssoUrl = metadata.ssoUrl;
+    }
+    if (dto.certificate == null) {
+      const certificates = normaliseCertificates(metadata.certificates.join('\n'));
+      if ('problem' in certificates || certificates.value.length > MAX_CERTIFICATE_LENGTH) {
+        throw SamlErrors.metadataImportFailed('invalid_certificate', 'The signing certificates of the IdP metadata cannot be stored');
+      }
+      fields.certificate = certificates.value;
+    }
+    return fields;
   }
 
   /** Administrator-typed endpoints obey the discovery rules (https, public addresses). */
