@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { tenantFixture, uniq } from '../../factories/tenant.factory';
-import { OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
+import { OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { exchangeCodeOf, freshIp, insertProvider, opEndpoints, registerWithOp, roundTrip, verifyDomain } from './sso-login.kit';
+import { exchangeCodeOf, freshIp, insertProvider, opEndpoints, registerWithOp, roundTrip, verifyDomain, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /** Spec 1.5 and CONTRACT.md §3: POST /api/v1/auth/sso-discovery. */
 describe('SSO discovery by email', () => {
@@ -10,9 +10,9 @@ describe('SSO discovery by email', () => {
   let op: OidcOpHandle;
 
   beforeAll(async () => {
-    [t, op] = await Promise.all([startTestApp(), startOidcOp()]);
+    [t, op] = await Promise.all([startTestApp(), startOp()]);
     await registerWithOp(op);
-  });
+  }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), op.stop()]);
   });

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
 import { PASSWORD, tenantFixture } from '../../factories/tenant.factory';
-import { OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
+import { OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { exchangeCodeOf, insertProvider, opEndpoints, registerWithOp, roundTrip } from './sso-login.kit';
+import { exchangeCodeOf, insertProvider, opEndpoints, registerWithOp, roundTrip, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /** Spec 1.4: enforceSSO on an active provider closes the password paths of the users it governs. */
 describe('SSO enforcement of password sign-in, forgot and reset', () => {
@@ -12,9 +12,9 @@ describe('SSO enforcement of password sign-in, forgot and reset', () => {
   let op: OidcOpHandle;
 
   beforeAll(async () => {
-    [t, op] = await Promise.all([startTestApp(), startOidcOp()]);
+    [t, op] = await Promise.all([startTestApp(), startOp()]);
     await registerWithOp(op);
-  });
+  }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), op.stop()]);
   });
@@ -30,7 +30,7 @@ describe('SSO enforcement of password sign-in, forgot and reset', () => {
       f = tenantFixture();
       ids = await t.seed(f);
       await insertProvider(t, { orgId: ids.orgA, ...opEndpoints(op), enforceSso: true });
-    });
+    }, BOOT_TIMEOUT_MS);
 
     it('refuses the correct password of a governed user with the same body as a wrong password', async () => {
       const refused = await passwordLogin(f.emails.readerA).expect(401);

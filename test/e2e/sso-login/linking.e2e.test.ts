@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { tenantFixture } from '../../factories/tenant.factory';
-import { browserlessAuthorize, OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
+import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { auditOf, bumpGeneration, callback, exchange, exchangeCodeOf, insertProvider, mintedThrough, opEndpoints, registerWithOp, roundTrip } from './sso-login.kit';
+import { auditOf, bumpGeneration, callback, exchange, exchangeCodeOf, insertProvider, mintedThrough, opEndpoints, registerWithOp, roundTrip, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /** Spec 1.8 and CONTRACT.md §3: a signed-in user links an IdP identity to their own account. */
 describe('self-service identity linking', () => {
@@ -10,9 +10,9 @@ describe('self-service identity linking', () => {
   let op: OidcOpHandle;
 
   beforeAll(async () => {
-    [t, op] = await Promise.all([startTestApp(), startOidcOp()]);
+    [t, op] = await Promise.all([startTestApp(), startOp()]);
     await registerWithOp(op);
-  });
+  }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), op.stop()]);
   });

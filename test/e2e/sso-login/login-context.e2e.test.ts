@@ -2,9 +2,9 @@ import request from 'supertest';
 import { tenantFixture, uniq } from '../../factories/tenant.factory';
 import { IsolatedApp, startIsolatedApp } from '../../browser/support/isolated-app';
 import { CookieJar } from '../../support/idp/cookie-jar';
-import { browserlessAuthorize, OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
+import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
 import { startTestApp, TestApp } from '../../support/test-app';
-import { exchangeCodeOf, insertProvider, opEndpoints, registerWithOp } from './sso-login.kit';
+import { exchangeCodeOf, insertProvider, opEndpoints, registerWithOp, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /**
  * GET /api/v1/auth/login-context: the partner sign-in button appears only on a self-hosted
@@ -14,8 +14,8 @@ import { exchangeCodeOf, insertProvider, opEndpoints, registerWithOp } from './s
 describe('login context: the partner sign-in button', () => {
   let op: OidcOpHandle;
   beforeAll(async () => {
-    op = await startOidcOp();
-  });
+    op = await startOp();
+  }, BOOT_TIMEOUT_MS);
   afterAll(() => op.stop());
 
   describe('on a deployment with several partners', () => {
@@ -24,7 +24,7 @@ describe('login context: the partner sign-in button', () => {
       t = await startTestApp();
       const [ids] = await Promise.all([t.seed(tenantFixture()), t.seed(tenantFixture())]);
       await insertProvider(t, { partnerId: ids.partner, ...opEndpoints(op) });
-    });
+    }, BOOT_TIMEOUT_MS);
     afterAll(() => t.close());
 
     it('shows neither button nor branding, cacheable for a minute', async () => {
@@ -45,7 +45,7 @@ describe('login context: the partner sign-in button', () => {
       await registerWithOp(op, `${iso.baseUrl}/api/v1/sso/callback`);
       f = tenantFixture(uniq('solo'));
       ids = await iso.seed(f);
-    });
+    }, BOOT_TIMEOUT_MS);
     afterAll(() => iso.close());
 
     it('shows no button while the partner has no active provider (organization providers do not count)', async () => {
@@ -93,7 +93,7 @@ describe('login context: the partner sign-in button', () => {
       iso = await startIsolatedApp({ IS_HOSTED: 'true' });
       const ids = await iso.seed(tenantFixture(uniq('hosted')));
       await insertProvider(iso, { partnerId: ids.partner, ...opEndpoints(op) }, iso.ownerQuery);
-    });
+    }, BOOT_TIMEOUT_MS);
     afterAll(() => iso.close());
 
     it('never shows the button', async () => {

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
 import { tenantFixture } from '../../factories/tenant.factory';
-import { browserlessAuthorize, OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
+import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { auditOf, callback, exchange, exchangeCodeOf, freshIp, insertProvider, mintedThrough, opEndpoints, registerWithOp, roundTrip, startLogin } from './sso-login.kit';
+import { auditOf, callback, exchange, exchangeCodeOf, freshIp, insertProvider, mintedThrough, opEndpoints, registerWithOp, roundTrip, startLogin, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /** What an attacker would try against the sign-in flow. */
 describe('OIDC sign-in under attack', () => {
@@ -15,13 +15,13 @@ describe('OIDC sign-in under attack', () => {
   const loginPath = () => `/api/v1/sso/login/${ids.orgA}`;
 
   beforeAll(async () => {
-    [t, op] = await Promise.all([startTestApp(), startOidcOp()]);
+    [t, op] = await Promise.all([startTestApp(), startOp()]);
     await registerWithOp(op);
     f = tenantFixture();
     ids = await t.seed(f);
     provider = await insertProvider(t, { orgId: ids.orgA, ...opEndpoints(op) });
     await op.setAccount('victim', { email: f.emails.readerA, email_verified: true, name: 'Reader A' });
-  });
+  }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), op.stop()]);
   });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { tenantFixture } from '../../factories/tenant.factory';
-import { OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
+import { OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import {
   CALLBACK_URL,
@@ -14,6 +14,8 @@ import {
   sessionCount,
   startLogin,
   verifyDomain,
+  BOOT_TIMEOUT_MS,
+  startOp,
 } from './sso-login.kit';
 
 describe('OIDC sign-in against a real OpenID Provider', () => {
@@ -26,14 +28,14 @@ describe('OIDC sign-in against a real OpenID Provider', () => {
   let partnerProvider: string;
 
   beforeAll(async () => {
-    [t, op] = await Promise.all([startTestApp(), startOidcOp()]);
+    [t, op] = await Promise.all([startTestApp(), startOp()]);
     await registerWithOp(op);
     f = tenantFixture();
     ids = await t.seed(f);
     domain = f.emails.adminA.split('@')[1];
     orgProvider = await insertProvider(t, { orgId: ids.orgA, name: 'Corp IdP', ...opEndpoints(op), defaultRoleId: ids.readerRoleA, defaultRoleSetBy: ids.adminA });
     partnerProvider = await insertProvider(t, { partnerId: ids.partner, name: 'MSP IdP', ...opEndpoints(op) });
-  });
+  }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), op.stop()]);
   });
@@ -133,7 +135,7 @@ describe('OIDC sign-in against a real OpenID Provider', () => {
     let trusting: string;
     beforeAll(async () => {
       trusting = await insertProvider(t, { orgId: ids.orgB, ...opEndpoints(op), trustsIdpMfa: true });
-    });
+    }, BOOT_TIMEOUT_MS);
 
     const mfaOf = async (loginPath: string) => {
       const cb = await roundTrip(t, loginPath);
@@ -201,7 +203,7 @@ describe('OIDC sign-in against a real OpenID Provider', () => {
     beforeAll(async () => {
       const g = tenantFixture();
       org = await t.seed(g);
-    });
+    }, BOOT_TIMEOUT_MS);
 
     it('answers 404 when the organization has no active provider (testing and inactive ones do not count)', async () => {
       await insertProvider(t, { orgId: org.orgA, ...opEndpoints(op), status: 'testing' });

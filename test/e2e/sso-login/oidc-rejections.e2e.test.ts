@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { tenantFixture } from '../../factories/tenant.factory';
-import { browserlessAuthorize, OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
+import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { auditOf, bumpGeneration, callback, exchangeCodeOf, insertProvider, opEndpoints, ProviderInput, registerWithOp, roundTrip, mintedThrough, sessionCount, startLogin } from './sso-login.kit';
+import { auditOf, bumpGeneration, callback, exchangeCodeOf, insertProvider, opEndpoints, ProviderInput, registerWithOp, roundTrip, mintedThrough, sessionCount, startLogin, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /**
  * Every refusal of the callback: the contract code in the redirect, no session minted, and an
@@ -13,9 +13,9 @@ describe('OIDC callback refusals', () => {
   let op: OidcOpHandle;
 
   beforeAll(async () => {
-    [t, op] = await Promise.all([startTestApp(), startOidcOp()]);
+    [t, op] = await Promise.all([startTestApp(), startOp()]);
     await registerWithOp(op);
-  });
+  }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), op.stop()]);
   });

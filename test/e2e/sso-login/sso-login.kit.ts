@@ -13,13 +13,21 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { SecretBox } from '../../../src/infra/crypto/secret-box.service';
 import { clientSecretContext } from '../../../src/modules/sso/providers/sso-provider.types';
-import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
+import { browserlessAuthorize, OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
 import type { RogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
 import { ownerQuery, TestApp } from '../../support/test-app';
 
 export const CALLBACK_URL = 'http://localhost:3000/api/v1/sso/callback';
 export const OP_CLIENT_ID = 'rmm-e2e';
 export const OP_CLIENT_SECRET = 'e2e-client-secret-0123456789-abcdefghijklmnop';
+
+/** How long a file's beforeAll may take to boot the app and the OP child on a busy machine. */
+export const BOOT_TIMEOUT_MS = 120_000;
+
+/** The test OP, with room for a slow start when the machine is busy. */
+export function startOp(): Promise<OidcOpHandle> {
+  return startOidcOp({ startTimeoutMs: 90_000 });
+}
 
 /** A client address of its own, for X-Forwarded-For. */
 export function freshIp(): string {
