@@ -4,8 +4,8 @@ import { DeviceRateLimiter, INGEST_BURST, INGEST_RATE_PER_SECOND, RateDecision }
 
 /**
  * Refill and debit in one Lua script, atomic on the Redis server; the server's clock (TIME) is
- * the only clock, so instances with skewed clocks still share one bucket. Returns the tokens
- * left, or the seconds until the next token as a negative number.
+ * the only clock, so instances with skewed clocks still share one bucket. The refill instant
+ * never moves back. Returns 0 when a token was taken, else the whole seconds until the next one.
  */
 const TAKE_SCRIPT = `
 local rate = tonumber(ARGV[1])
@@ -21,7 +21,7 @@ if tokens >= 1 then
   tokens = tokens - 1
   allowed = 1
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(math.max(now, ts)))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 if allowed == 1 then return 0 end
 return math.ceil((1 - tokens) / rate)
