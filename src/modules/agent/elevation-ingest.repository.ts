@@ -11,7 +11,6 @@ export interface IngestContext {
   siteId: string;
   /** The transaction's clock: the request time and every time window go by it. */
   now: Date;
-  rulesVersion: number;
   defaults: OrgPamDefaults;
   software: AppliedSoftwarePolicy[];
 }
@@ -55,13 +54,11 @@ export class ElevationIngestRepository {
       status: 'active' | 'decommissioned';
       site_id: string;
       now: Date;
-      rules_version: string | null;
       default_unmatched_verdict: OrgPamDefaults['defaultUnmatchedVerdict'] | null;
       default_approval_duration_minutes: number | null;
       software: AppliedPolicyRow[];
     }>(
       `SELECT d.status, d.site_id, now() AS now,
-              (SELECT v.version FROM pam_rules_versions v WHERE v.org_id = d.org_id) AS rules_version,
               c.default_unmatched_verdict, c.default_approval_duration_minutes,
               (SELECT coalesce(json_agg(s), '[]') FROM (${appliedPoliciesSql('$1', 'd.site_id', '$2', "'software'")}) s) AS software
          FROM devices d
@@ -74,7 +71,6 @@ export class ElevationIngestRepository {
       deviceStatus: row.status,
       siteId: row.site_id,
       now: new Date(row.now),
-      rulesVersion: row.rules_version === null ? 0 : Number(row.rules_version),
       defaults: row.default_unmatched_verdict
         ? { defaultUnmatchedVerdict: row.default_unmatched_verdict, defaultApprovalDurationMinutes: row.default_approval_duration_minutes ?? 15 }
         : ORG_PAM_DEFAULTS,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
+import { ApprovalFanoutService } from '../pam/approvals/approval-fanout.service';
 import { DecisionChainService } from '../pam/decision/decision-chain.service';
 import type { Decision } from '../pam/decision/decision.types';
 import { PamEventService } from '../pam/requests/pam-event.service';
@@ -30,6 +31,7 @@ export class ElevationIngestService {
     private readonly limiter: DeviceRateLimiter,
     private readonly audit: AuditService,
     private readonly events: PamEventService,
+    private readonly fanout: ApprovalFanoutService,
   ) {}
 
   async ingest(principal: Principal, dto: ElevationIngestDto): Promise<ElevationIngestResultDto> {
@@ -64,7 +66,7 @@ export class ElevationIngestService {
         user: dto.subject_username,
         at: ctx.now,
       },
-      { software: ctx.software, defaults: ctx.defaults, rulesVersion: ctx.rulesVersion },
+      { software: ctx.software, defaults: ctx.defaults },
     );
   }
 
@@ -114,6 +116,7 @@ export class ElevationIngestService {
     };
     await this.audit.record({ action: AUDIT_ACTION[status], orgId, resourceType: 'elevation_request', resourceId: created.id, details });
     await this.events.record({ orgId, elevationRequestId: created.id, type: 'created', fromStatus: null, toStatus: status, details });
+    if (status === 'pending') await this.fanout.fanOut({ id: created.id, orgId });
     return { id: created.id, status };
   }
 }

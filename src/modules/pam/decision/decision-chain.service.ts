@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { PamConfigService } from '../config/pam-config.service';
+import { PamRuleCompileError, type CompiledRuleSet } from '../rules/engine/rule-engine';
 import type { Observation } from '../rules/engine/rule.types';
+import { PamRuleSetCache } from '../rules/rule-set-cache.service';
 import { Evaluator, runChain } from './decision-chain.util';
-import { DecisionRuleSets } from './decision-rule-sets.service';
-import type { AppliedSoftwarePolicy, Decision, DecisionContext } from './decision.types';
-import { DecisionRepository } from './decision.repository';
+import type { AppliedSoftwarePolicy, Decision, DecisionContext, OrgPamDefaults } from './decision.types';
 import { compileSoftwarePolicy, type CompiledSoftwarePolicy } from './software-bridge.util';
 
 const MAX_POLICIES = 10_000;
@@ -22,13 +23,13 @@ export class DecisionChainService {
   private readonly software = new Map<string, Evaluator<CompiledSoftwarePolicy>>();
 
   constructor(
-    private readonly repo: DecisionRepository,
-    private readonly ruleSets: DecisionRuleSets,
+    private readonly ruleSets: PamRuleSetCache,
+    private readonly config: PamConfigService,
   ) {}
 
   async decide(orgId: string, siteId: string, observation: Observation, context: DecisionContext = {}): Promise<Decision> {
-    const defaults = context.defaults ?? (await this.repo.orgDefaults(orgId));
-    const rules = await this.ruleSets.get(orgId, context.rulesVersion);
+    const defaults = context.defaults ?? (await this.defaults(orgId));
+    const rules = await this.rules(orgId);
     const bridgeApplies = observation.flowType === 'uac_intercept' && !!context.software?.length;
     const decision = runChain({
       observation: { ...observation, siteId },
@@ -38,6 +39,21 @@ export class DecisionChainService {
     });
     if (decision.error) this.logger.warn(`PAM evaluator failed for organization ${orgId}, request recorded as pending: ${decision.error}`);
     return decision;
+  }
+
+  private async defaults(orgId: string): Promise<OrgPamDefaults> {
+    const { defaultUnmatchedVerdict, defaultApprovalDurationMinutes } = await this.config.settingsFor(orgId);
+    return { defaultUnmatchedVerdict, defaultApprovalDurationMinutes };
+  }
+
+  /** A rule that cannot be compiled fails the evaluator (pending); a database failure is not an evaluator's and propagates. */
+  private async rules(orgId: string): Promise<Evaluator<CompiledRuleSet>> {
+    try {
+      return { ok: true, value: await this.ruleSets.get(orgId) };
+    } catch (e) {
+      if (e instanceof PamRuleCompileError) return { ok: false, error: e.message };
+      throw e;
+    }
   }
 
   private compiled(applied: readonly AppliedSoftwarePolicy[]): Evaluator<readonly CompiledSoftwarePolicy[]> {

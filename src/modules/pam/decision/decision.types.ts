@@ -62,8 +62,8 @@ export const ALLOWLIST_APPROVAL_MINUTES = 15;
 export type AppliedSoftwarePolicy = AppliedPolicy<SoftwareSettings>;
 
 /**
- * What a caller may already know, saving the chain its own reads. Ingest reads all of it with
- * the device in one statement.
+ * What a caller may already know, saving the chain its own reads. Ingest reads both with the
+ * device in one statement.
  */
 export interface DecisionContext {
   /**
@@ -71,7 +71,6 @@ export interface DecisionContext {
    * requests only (an observed executable); absent means no software policy applies.
    */
   software?: readonly AppliedSoftwarePolicy[];
+  /** The organization's default verdict and approval window (pam_org_config). */
   defaults?: OrgPamDefaults;
-  /** pam_rules_versions.version of the organization, read in the caller's transaction. */
-  rulesVersion?: number;
 }

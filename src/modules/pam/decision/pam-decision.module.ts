@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
+import { PamModule } from '../pam.module';
 import { DecisionChainService } from './decision-chain.service';
-import { DecisionRuleSets } from './decision-rule-sets.service';
-import { DecisionRepository } from './decision.repository';
 
 /** The PAM decision chain, shared by agent ingest and the JIT and tool-action flows. */
 @Module({
-  providers: [DecisionChainService, DecisionRepository, DecisionRuleSets],
+  imports: [PamModule],
+  providers: [DecisionChainService],
   exports: [DecisionChainService],
 })
 export class PamDecisionModule {}
