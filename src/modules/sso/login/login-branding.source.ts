@@ -1,4 +1,4 @@
-import type { LoginBrandingDto } from './sso-login.dto';
+import type { LoginBrandingDto } from '../../branding/branding.dto';
 
 /**
  * Where the login page's branding comes from (spec 1.9). The login context asks it only under

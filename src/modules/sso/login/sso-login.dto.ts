@@ -1,4 +1,5 @@
 import { IsString, Length } from 'class-validator';
+import { LoginBrandingDto } from '../../branding/branding.dto';
 
 export class SsoExchangeDto {
   /** The one-time code from the `#ssoCode=` fragment of the post-login redirect. */
@@ -10,12 +11,6 @@ export class PartnerSsoButtonDto {
   /** Path of the partner login entry route, /api/v1/sso/login/partner/<partnerId>. */
   loginUrl: string;
   enforceSSO: boolean;
-}
-
-export class LoginBrandingDto {
-  logoUrl: string | null;
-  accentColor: string | null;
-  headline: string | null;
 }
 
 export class LoginContextDto {
