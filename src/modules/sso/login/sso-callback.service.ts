@@ -61,17 +61,22 @@ export class SsoCallbackService {
   ) {}
 
   async handle(query: CallbackQuery, stateCookie: unknown): Promise<CallbackResult> {
-    let purpose: 'login' | 'link' = 'login';
+    let session: LoginSessionRow | null = null;
     try {
       if (!stateMatchesCookie(this.box, query.state, stateCookie)) return await this.refuseUnbound(query.state, stateCookie);
       const opened = await this.open(query);
       if ('rejection' in opened) return { location: failureLocation(opened.rejection, opened.purpose), clearStateCookie: true };
-      purpose = opened.session.purpose;
+      session = opened.session;
       return { location: await this.finish(opened), clearStateCookie: true };
     } catch (error) {
       // Whatever failed, the browser gets the generic code and nothing of the error.
       this.logger.error({ err: error }, 'SSO callback failed');
-      return { location: purpose === 'link' ? linkFailureLocation('sso_error') : loginFailureLocation('sso_error'), clearStateCookie: true };
+      const rejection = new LoginRejection('sso_error', 'internal_error');
+      const purpose = session?.purpose ?? 'login';
+      await this.loginAudit
+        .rejectedApart(rejection, session && { orgId: session.org_id, partnerId: session.partner_id, providerId: session.provider_id }, purpose)
+        .catch((auditError: Error) => this.logger.error({ err: auditError }, 'Could not audit a failed SSO callback'));
+      return { location: failureLocation(rejection, purpose), clearStateCookie: true };
     }
   }
 
