@@ -99,7 +99,7 @@ export class ElevationRequestService {
     const page = q.page ?? 1;
     const limit = q.limit ?? 50;
     const { rows, total } = await this.repo.list(
-      { orgId: q.orgId, status: q.status, flowType: q.flowType, deviceId: q.deviceId, siteId: q.siteId, from, to, siteIds: principal.allowedSiteIds },
+      { orgIds: principal.orgIds, orgId: q.orgId, status: q.status, flowType: q.flowType, deviceId: q.deviceId, siteId: q.siteId, from, to, siteIds: principal.allowedSiteIds },
       this.config.pamPendingTtlMinutes,
       { limit, offset: (page - 1) * limit },
     );
@@ -107,7 +107,7 @@ export class ElevationRequestService {
   }
 
   async active(principal: Principal): Promise<ActiveElevationListDto> {
-    const rows = await this.repo.active(principal.allowedSiteIds, ACTIVE_LIST_LIMIT);
+    const rows = await this.repo.active(principal.orgIds, principal.allowedSiteIds, ACTIVE_LIST_LIMIT);
     return { success: true, active: rows.map(toElevationRequestDto) };
   }
 
