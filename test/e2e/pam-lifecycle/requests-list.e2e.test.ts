@@ -95,6 +95,10 @@ describe('elevation request list and active list (GET /pam/elevation-requests, G
     const page2 = await list(w, w.plain.adminA, { limit: 2, page: 2 }).expect(200);
     expect(page2.body.requests.map((x: { id: string }) => x.id)).toEqual([r.deniedPolicyA2, r.orgDefaultDeniedA2]);
     expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 9 });
+    const past = await list(w, w.plain.adminA, { limit: 50, page: 3 }).expect(200);
+    expect(past.body).toMatchObject({ requests: [], pagination: { page: 3, limit: 50, total: 9 } });
+    const none = await list(w, w.plain.adminA, { deviceId: w.ids.deviceB1 }).expect(200);
+    expect(none.body).toMatchObject({ requests: [], pagination: { total: 0 } });
     await list(w, w.plain.adminA, { limit: 100 }).expect(200);
     const over = await list(w, w.plain.adminA, { limit: 101 }).expect(400);
     expect(over.body).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ field: 'limit' })] });

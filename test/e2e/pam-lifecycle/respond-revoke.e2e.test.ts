@@ -78,6 +78,12 @@ describe('respond and revoke (spec 3, 4.1, 7)', () => {
       expect(await storedRequest(id)).toMatchObject({ status: 'pending', approved_by: null, denied_by: null });
     });
 
+    it('refuses to decide an AI tool action whose execution has timed out (pending past its TTL) with 409', async () => {
+      const id = await seedRequest(w, { flowType: 'ai_tool_action', toolName: 'kill_process', riskTier: 2, ageMinutes: 16 });
+      const res = await respond(w, w.mfa.adminA, id, { decision: 'approve' }).expect(409);
+      expect(res.body).toMatchObject({ code: 'not_pending', currentStatus: 'expired' });
+    });
+
     it('needs devices:execute and a session that satisfied MFA', async () => {
       const id = await seedRequest(w);
       const noMfa = await respond(w, w.plain.adminA, id, { decision: 'approve' }).expect(403);

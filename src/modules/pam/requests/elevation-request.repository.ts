@@ -121,25 +121,26 @@ export class ElevationRequestRepository {
     return c.join(' AND ');
   }
 
+  /** The page and the total in one statement (one round trip); the count row comes back even past the last page. */
   async list(f: ElevationRequestFilter, ttlMinutes: number, page: { limit: number; offset: number }): Promise<{ rows: ElevationRequestListRow[]; total: number }> {
-    const countParams = new Params(ttlMinutes);
-    const countWhere = this.where(f, countParams);
-    const [count] = await this.db.rows<{ total: string }>(`SELECT count(*) AS total FROM elevation_requests e WHERE ${countWhere}`, countParams.values);
     const params = new Params(ttlMinutes);
     const ttl = params.ttl();
     const where = this.where(f, params);
     const limit = params.bind(page.limit);
     const offset = params.bind(page.offset);
-    const rows = await this.db.rows<ElevationRequestListRow>(
-      `SELECT ${COLUMNS}, ${effectiveStatus('e', ttl)} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
-         FROM (SELECT * FROM elevation_requests e WHERE ${where}
-                ORDER BY e.requested_at DESC, e.id DESC LIMIT ${limit} OFFSET ${offset}) e
-         LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
-         LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
-        ORDER BY e.requested_at DESC, e.id DESC`,
+    const rows = await this.db.rows<ElevationRequestListRow & { total: string }>(
+      `WITH total AS (SELECT count(*) AS total FROM elevation_requests e WHERE ${where})
+       SELECT total.total, p.* FROM total LEFT JOIN LATERAL (
+         SELECT ${COLUMNS}, ${effectiveStatus('e', ttl)} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
+           FROM (SELECT * FROM elevation_requests e WHERE ${where}
+                  ORDER BY e.requested_at DESC, e.id DESC LIMIT ${limit} OFFSET ${offset}) e
+           LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
+           LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
+       ) p ON true
+       ORDER BY p.requested_at DESC, p.id DESC`,
       params.values,
     );
-    return { rows, total: Number(count.total) };
+    return { rows: rows.filter((r) => r.id !== null), total: Number(rows[0].total) };
   }
 
   /** Elevations in force now, soonest to end first. */
