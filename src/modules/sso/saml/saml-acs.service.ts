@@ -67,15 +67,21 @@ export class SamlAcsService {
   ) {}
 
   async handle(form: AcsForm, stateCookie: unknown): Promise<AcsResult> {
+    let tenant: SamlTenant | null = null;
     try {
       if (!stateMatchesCookie(this.box, form.RelayState, stateCookie)) return await this.refuseUnbound(form.RelayState, stateCookie);
       const opened = await this.open(form.RelayState as string);
       if ('rejection' in opened) return { location: loginFailureLocation(opened.rejection.code), clearStateCookie: true };
+      tenant = opened.tenant;
       return { location: await this.finish(opened, form.SAMLResponse), clearStateCookie: true };
     } catch (error) {
-      // Whatever failed, the browser gets the generic code and nothing of the error.
+      // Whatever failed, the browser gets the generic code and nothing of the error; the audit trail gets the fact.
       this.logger.error({ err: error }, 'SAML assertion consumer failed');
-      return { location: loginFailureLocation('sso_error'), clearStateCookie: true };
+      const rejection = new LoginRejection('sso_error', 'internal_error');
+      await this.loginAudit
+        .rejectedApart(rejection, tenant, 'login')
+        .catch((auditError: Error) => this.logger.error({ err: auditError }, 'Could not audit a failed SAML response'));
+      return { location: loginFailureLocation(rejection.code), clearStateCookie: true };
     }
   }
 
