@@ -278,7 +278,7 @@ describe('PAM rules API', () => {
       expectError(await w.as.adminANoMfa.delete(`/pam/rules/${created.rule.id}`), 403, 'mfa_required');
     });
 
-    it('refuses callers without a token', async () => {
+    it('refuses an invalid bearer token with 401', async () => {
       const res = await w.as.adminA.get('/pam/rules').set('Authorization', 'Bearer nope');
       expectError(res, 401, 'unauthenticated');
     });
