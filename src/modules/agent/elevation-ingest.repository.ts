@@ -4,6 +4,7 @@ import type { SoftwareSettings } from '../policies/features/pam.features';
 import { appliedPoliciesSql, AppliedPolicyRow, toAppliedPolicy } from '../policies/resolution/policy-resolution.repository';
 import { closestFirst } from '../policies/resolution/policy-resolution.util';
 import { ORG_PAM_DEFAULTS, type AppliedSoftwarePolicy, type OrgPamDefaults, type SoftwareEvidence } from '../pam/decision/decision.types';
+import { bucketTakeSql } from './rate-limit/postgres-rate-limiter.service';
 
 /** Everything ingest needs to know before deciding, read in one statement. */
 export interface IngestContext {
@@ -37,6 +38,15 @@ export interface NewElevationRequest {
   pamRuleId: string | null;
   pamRuleName: string | null;
   softwareEvidence: SoftwareEvidence[];
+}
+
+/** The audit row and the `created` event written with the request (same details in both; never secrets). */
+export interface IngestLog {
+  agentId: string;
+  auditAction: string;
+  details: Record<string, unknown>;
+  requestId: string | null;
+  ip: string | null;
 }
 
 export interface CreatedElevationRequest {
@@ -78,17 +88,32 @@ export class ElevationIngestRepository {
     };
   }
 
-  /** requested_at is the transaction's clock; an auto-approval's window starts there too. */
-  async insert(r: NewElevationRequest): Promise<CreatedElevationRequest> {
+  /**
+   * The request, its audit row and its `created` event in one statement: ingest is the hot path
+   * of the service and every round trip counts. With `spendToken`, the device's rate-limit bucket
+   * is spent in the same statement, and nothing is written (null) when it is empty.
+   * requested_at is the transaction's clock; an auto-approval's window starts there too.
+   */
+  async insert(r: NewElevationRequest, log: IngestLog, spendToken: boolean): Promise<CreatedElevationRequest | null> {
     const final = r.status !== 'pending';
-    const row = await this.db.one<CreatedElevationRequest>(
-      `INSERT INTO elevation_requests (
-         org_id, site_id, device_id, flow_type, status, subject_username, target_executable_path, target_executable_hash,
-         target_executable_signer, parent_image, command_line, pid, observed_at, reason, requested_at, decided_at,
-         duration_minutes, expires_at, decision_source, matched_policy_id, matched_policy_name, pam_rule_id, pam_rule_name, software_evidence)
-       VALUES ($1, $2, $3, 'uac_intercept', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(), CASE WHEN $14 THEN now() END,
-               $15::int, now() + make_interval(mins => $15::int), $16, $17, $18, $19, $20, $21::jsonb)
-       RETURNING id, requested_at, expires_at`,
+    return this.db.one<CreatedElevationRequest>(
+      `WITH bucket AS (${spendToken ? bucketTakeSql('$1::uuid', '$3::uuid') : 'SELECT 1'}), req AS (
+         INSERT INTO elevation_requests (
+           org_id, site_id, device_id, flow_type, status, subject_username, target_executable_path, target_executable_hash,
+           target_executable_signer, parent_image, command_line, pid, observed_at, reason, requested_at, decided_at,
+           duration_minutes, expires_at, decision_source, matched_policy_id, matched_policy_name, pam_rule_id, pam_rule_name, software_evidence)
+         SELECT $1, $2, $3, 'uac_intercept', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(), CASE WHEN $14 THEN now() END,
+                $15::int, now() + make_interval(mins => $15::int), $16, $17, $18, $19, $20, $21::jsonb
+          WHERE EXISTS (SELECT 1 FROM bucket)
+         RETURNING id, org_id, status, requested_at, expires_at
+       ), audit AS (
+         INSERT INTO audit_logs (org_id, actor_type, actor_id, action, resource_type, resource_id, details, ip, request_id)
+         SELECT org_id, 'agent', $22, $23, 'elevation_request', id::text, $24::jsonb, $25, $26 FROM req
+       ), event AS (
+         INSERT INTO pam_elevation_events (org_id, elevation_request_id, type, from_status, to_status, actor_type, actor_id, details)
+         SELECT org_id, id, 'created', NULL, status, 'agent', $22, $24::jsonb FROM req
+       )
+       SELECT id, requested_at, expires_at FROM req`,
       [
         r.orgId,
         r.siteId,
@@ -111,8 +136,12 @@ export class ElevationIngestRepository {
         r.pamRuleId,
         r.pamRuleName,
         r.softwareEvidence.length ? JSON.stringify(r.softwareEvidence) : null,
+        log.agentId,
+        log.auditAction,
+        JSON.stringify(log.details),
+        log.ip,
+        log.requestId,
       ],
     );
-    return row!;
   }
 }

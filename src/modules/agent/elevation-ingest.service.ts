@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
 import type { Principal } from '../../common/principal';
-import { AuditService } from '../audit/audit.service';
 import { ApprovalFanoutService } from '../pam/approvals/approval-fanout.service';
 import { DecisionChainService } from '../pam/decision/decision-chain.service';
 import type { Decision } from '../pam/decision/decision.types';
-import { PamEventService } from '../pam/requests/pam-event.service';
 import { AgentErrors } from './agent.errors';
 import type { ElevationIngestDto, ElevationIngestResultDto } from './dto/elevation-ingest.dto';
-import { ElevationIngestRepository, IngestContext } from './elevation-ingest.repository';
+import { ElevationIngestRepository, IngestContext, NewElevationRequest } from './elevation-ingest.repository';
 import { DeviceRateLimiter } from './rate-limit/device-rate-limiter';
+import { DATABASE_RETRY_AFTER_SECONDS } from './rate-limit/postgres-rate-limiter.service';
 
 const AUDIT_ACTION = { pending: 'pam.elevation.request', auto_approved: 'pam.elevation.auto_approve', denied: 'pam.elevation.auto_deny' } as const;
 
@@ -21,7 +21,9 @@ function executableName(path: string): string {
  * Agent ingest of an observed elevation prompt (pam.md 4.6): the device comes from the agent
  * token, never from the body or a header; the decision chain runs on the server's clock; the
  * request row, its audit row, its `created` event and, when pending, the approval requests of
- * the eligible technicians are written in the request's one transaction.
+ * the eligible technicians are written in the request's one transaction. The audit row and the
+ * event are the rows AuditService and PamEventService write, inserted with the request in one
+ * statement because ingest is the service's hot path.
  */
 @Injectable()
 export class ElevationIngestService {
@@ -29,22 +31,22 @@ export class ElevationIngestService {
     private readonly repo: ElevationIngestRepository,
     private readonly chain: DecisionChainService,
     private readonly limiter: DeviceRateLimiter,
-    private readonly audit: AuditService,
-    private readonly events: PamEventService,
     private readonly fanout: ApprovalFanoutService,
+    private readonly cls: ClsService,
   ) {}
 
   async ingest(principal: Principal, dto: ElevationIngestDto): Promise<ElevationIngestResultDto> {
-    const { orgId, deviceId } = principal.agent!;
+    const { orgId, deviceId, agentId } = principal.agent!;
     if (this.limiter.placement === 'standalone') await this.throttle(orgId, deviceId);
     const ctx = await this.repo.context(orgId, deviceId);
     if (!ctx) throw AgentErrors.deviceNotFound();
     if (ctx.deviceStatus === 'decommissioned') throw AgentErrors.deviceDecommissioned();
     const decision = await this.decide(orgId, ctx, dto);
-    // Last before the writes: the PostgreSQL bucket row stays locked until commit.
-    if (this.limiter.placement === 'transaction') await this.throttle(orgId, deviceId);
-    if (decision.outcome === 'ignored') return { id: null, status: 'ignored' };
-    return this.record(orgId, deviceId, ctx, dto, decision, decision.outcome);
+    if (decision.outcome === 'ignored') {
+      if (this.limiter.placement === 'database') await this.throttle(orgId, deviceId);
+      return { id: null, status: 'ignored' };
+    }
+    return this.record({ orgId, deviceId, agentId }, ctx, dto, decision, decision.outcome);
   }
 
   private async throttle(orgId: string, deviceId: string): Promise<void> {
@@ -71,15 +73,27 @@ export class ElevationIngestService {
   }
 
   private async record(
-    orgId: string,
-    deviceId: string,
+    { orgId, deviceId, agentId }: { orgId: string; deviceId: string; agentId: string },
     ctx: IngestContext,
     dto: ElevationIngestDto,
     decision: Decision,
     status: 'pending' | 'auto_approved' | 'denied',
   ): Promise<ElevationIngestResultDto> {
     const final = status !== 'pending';
-    const created = await this.repo.insert({
+    const details = {
+      flowType: 'uac_intercept',
+      deviceId,
+      status,
+      decisionSource: decision.source,
+      pamRuleId: decision.rule?.id ?? null,
+      pamRuleName: decision.rule?.name ?? null,
+      softwarePolicyId: decision.policy?.id ?? null,
+      softwarePolicyName: decision.policy?.name ?? null,
+      durationMinutes: status === 'auto_approved' ? decision.durationMinutes : null,
+      softwareEvidence: decision.evidence.length,
+      ...(decision.error ? { evaluatorError: decision.error } : {}),
+    };
+    const request: NewElevationRequest = {
       orgId,
       siteId: ctx.siteId,
       deviceId,
@@ -100,22 +114,12 @@ export class ElevationIngestService {
       pamRuleId: decision.rule?.id ?? null,
       pamRuleName: decision.rule?.name ?? null,
       softwareEvidence: decision.evidence,
-    });
-    const details = {
-      flowType: 'uac_intercept',
-      deviceId,
-      status,
-      decisionSource: decision.source,
-      pamRuleId: decision.rule?.id ?? null,
-      pamRuleName: decision.rule?.name ?? null,
-      softwarePolicyId: decision.policy?.id ?? null,
-      softwarePolicyName: decision.policy?.name ?? null,
-      durationMinutes: status === 'auto_approved' ? decision.durationMinutes : null,
-      softwareEvidence: decision.evidence.length,
-      ...(decision.error ? { evaluatorError: decision.error } : {}),
     };
-    await this.audit.record({ action: AUDIT_ACTION[status], orgId, resourceType: 'elevation_request', resourceId: created.id, details });
-    await this.events.record({ orgId, elevationRequestId: created.id, type: 'created', fromStatus: null, toStatus: status, details });
+    const cls = this.cls.isActive() ? this.cls : null;
+    const log = { agentId, auditAction: AUDIT_ACTION[status], details, requestId: cls?.get<string>('requestId') ?? null, ip: cls?.get<string>('ip') ?? null };
+    // A database bucket is spent by the insert itself, last, so its row stays locked only until commit.
+    const created = await this.repo.insert(request, log, this.limiter.placement === 'database');
+    if (!created) throw AgentErrors.rateLimited(DATABASE_RETRY_AFTER_SECONDS);
     if (status === 'pending') await this.fanout.fanOut({ id: created.id, orgId });
     return { id: created.id, status };
   }

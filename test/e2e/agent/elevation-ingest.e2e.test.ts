@@ -193,5 +193,14 @@ describe('agent ingest of elevation prompts: transport, identity, validation, li
       await set(0, '-150 milliseconds');
       await k.ingest('burst', prompt()).expect(201);
     });
+
+    it('counts prompts an ignore rule drops against the limit too', async () => {
+      await k.rule('orgA', { verdict: 'ignore', match_path_glob: '**\\noise.exe' });
+      const noise = prompt({ target_executable_path: 'C:\\Tools\\noise.exe' });
+      await ownerQuery(`UPDATE agent_rate_buckets SET tokens = 1.5, refilled_at = clock_timestamp() + interval '10 seconds' WHERE device_id = $1`, [k.ids.burst]);
+      expect((await k.ingest('burst', noise).expect(200)).body).toEqual({ id: null, status: 'ignored' });
+      expect((await k.ingest('burst', noise).expect(429)).body.code).toBe('rate_limited');
+      await k.clearRules('orgA');
+    });
   });
 });

@@ -14,9 +14,10 @@ export interface RateDecision {
  */
 export abstract class DeviceRateLimiter {
   /**
-   * 'transaction': the bucket is updated inside the caller's transaction, so call it as late
-   * as possible (it holds the device's bucket row until commit). 'standalone': call it first.
+   * 'standalone': call take() before any other work. 'database': the bucket is a row that the
+   * caller's transaction locks until commit, so spend it as late as possible: with take(), or
+   * inside the statement that writes the request (bucketTakeSql).
    */
-  abstract readonly placement: 'transaction' | 'standalone';
+  abstract readonly placement: 'standalone' | 'database';
   abstract take(orgId: string, deviceId: string): Promise<RateDecision>;
 }

@@ -1,0 +1,129 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { tokenHash } from '../../src/infra/crypto/secret-box.service';
+import type { Scenario } from '../bench.types';
+
+const RULES = 1000;
+const DEVICES = 2000;
+const SITES = 10;
+const CONNECTIONS = 50;
+
+const hex = (i: number) => i.toString(16).padStart(8, '0').repeat(8).slice(0, 64);
+
+/**
+ * 1,000 enabled rules as an MSP organization accumulates them: vendor signers approved, file
+ * hashes denied, path globs under Program Files, per-user rules on a parent process, site-scoped
+ * rules, command-line substrings and negated signers every request has to visit, and tool-action
+ * rules that prompts never see.
+ */
+const RULES_SQL = `
+  INSERT INTO pam_rules (org_id, site_id, name, verdict, priority, match_signer, match_hash, match_path_glob, match_parent_image,
+                         match_user, match_command_line, match_tool_name, match_negate, created_at)
+  SELECT $1,
+         CASE WHEN i % 10 = 0 THEN ($2::uuid[])[1 + i % array_length($2::uuid[], 1)] END,
+         'bench rule ' || i,
+         CASE i % 20 WHEN 0 THEN 'auto_approve' WHEN 1 THEN 'auto_approve' WHEN 2 THEN 'auto_approve' WHEN 3 THEN 'auto_approve'
+                     WHEN 4 THEN 'auto_approve' WHEN 5 THEN 'auto_approve' ELSE (ARRAY['auto_approve', 'auto_deny', 'require_approval'])[1 + i % 3] END,
+         i % 500,
+         CASE WHEN i % 20 < 6 OR i % 20 = 19 THEN 'Vendor ' || (i % 3000) || ' Inc.' WHEN i % 20 BETWEEN 10 AND 13 AND i % 2 = 1 THEN 'Vendor ' || (i % 2000) || ' Inc.' END,
+         CASE WHEN i % 20 BETWEEN 6 AND 9 THEN substr(repeat(lpad(to_hex(i), 8, '0'), 8), 1, 64) END,
+         CASE WHEN i % 20 BETWEEN 10 AND 13 THEN 'C:\\Program Files\\Vendor' || (i % 2000) || '\\**\\*.exe' END,
+         CASE WHEN i % 20 BETWEEN 14 AND 15 THEN 'C:\\Windows\\explorer.exe' END,
+         CASE WHEN i % 20 BETWEEN 14 AND 15 OR i % 20 = 19 THEN 'CORP\\user' || (i % 5000) END,
+         CASE WHEN i % 20 = 18 THEN '/token' || i END,
+         CASE WHEN i % 20 BETWEEN 16 AND 17 THEN (ARRAY['run_script', 'install_software', 'kill_process', 'read_file'])[1 + i % 4] END,
+         CASE WHEN i % 20 = 19 THEN ARRAY['signer'] END,
+         timestamptz '2025-01-01' + i * interval '1 second'
+    FROM generate_series(0, ${RULES - 1}) AS i`;
+
+/** Three kinds of prompt, in turn: one a vendor rule approves, one a hash rule denies, one no rule matches (pending, fanned out). */
+function promptBody(i: number): string {
+  const kind = i % 3;
+  const vendor = kind === 0 ? 3 : 5000 + i;
+  return JSON.stringify({
+    subject_username: `CORP\\user${6000 + i}`,
+    target_executable_path: `C:\\Program Files\\Vendor${vendor}\\App ${i % 13}\\bin\\setup${i % 7}.exe`,
+    target_executable_hash: kind === 1 ? hex(7) : hex(100_000 + i),
+    target_executable_signer: `Vendor ${vendor} Inc.`,
+    pid: 1000 + i,
+    parent_image: i % 2 ? 'C:\\Windows\\explorer.exe' : 'C:\\Windows\\System32\\cmd.exe',
+    command_line: `"C:\\Program Files\\Vendor${vendor}\\setup.exe" /S /log=C:\\Temp\\${i}.log`,
+    observed_at: new Date().toISOString(),
+  });
+}
+
+/**
+ * Sustained agent ingest (pam.md 4.6) with 1,000 enabled rules in the organization, a software
+ * audit policy on the organization and an allowlist on one site, two technicians with phones
+ * (every pending request fans out to them), at 50 connections.
+ *
+ * Each request comes from a different device in turn (2,000 devices, each with its own agent
+ * token), so that the per-device limit of 10 per second does not throttle: autocannon walks the
+ * same request list on every connection, and 2,000 devices keep each one well under its rate.
+ */
+export const scenario: Scenario = {
+  name: `agent ingest: POST /agents/:id/elevation-requests (${RULES} rules, ${DEVICES} devices, ${CONNECTIONS} conn)`,
+  order: 40,
+  async prepare(ctx) {
+    const label = `${Date.now()}`;
+    const ids = await ctx.seed({
+      partners: [{ key: 'p', name: `Ingest Partner ${label}` }],
+      organizations: [{ key: 'o', partner: 'p', name: `Ingest Org ${label}` }],
+      sites: Array.from({ length: SITES }, (_, i) => ({ key: `s${i}`, organization: 'o', name: `Site ${i}` })),
+      roles: [{ key: 'tech', scope: 'partner', partner: 'p', name: 'Technician', permissions: ['*'] }],
+      users: [0, 1].map((i) => ({ key: `t${i}`, email: `ingest-tech${i}-${label}@bench.example`, partnerMembership: { partner: 'p', role: 'tech', orgAccess: 'all' as const } })),
+    });
+    const sites = Array.from({ length: SITES }, (_, i) => ids[`s${i}`]);
+    const tokens = Array.from({ length: DEVICES }, () => randomBytes(24).toString('base64url'));
+    const agentIds = Array.from({ length: DEVICES }, () => randomUUID());
+    await ctx.ownerQuery(
+      `WITH input AS (SELECT * FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(agent_id, token_hash, n)),
+       d AS (
+         INSERT INTO devices (org_id, site_id, hostname)
+         SELECT $1, ($2::uuid[])[1 + (n - 1) % array_length($2::uuid[], 1)], 'WS-' || n FROM input
+         RETURNING id, hostname
+       )
+       INSERT INTO agents (id, org_id, device_id, token_hash)
+       SELECT input.agent_id, $1, d.id, input.token_hash FROM d JOIN input ON d.hostname = 'WS-' || input.n`,
+      [ids.o, sites, agentIds, tokens.map(tokenHash)],
+    );
+    await ctx.ownerQuery(RULES_SQL, [ids.o, sites]);
+    await ctx.ownerQuery(`INSERT INTO pam_rules_versions (org_id, version) VALUES ($1, 1) ON CONFLICT (org_id) DO UPDATE SET version = pam_rules_versions.version + 1`, [ids.o]);
+    await ctx.ownerQuery(
+      `WITH audit AS (
+         INSERT INTO policies (org_id, type, name, features)
+         VALUES ($1, 'configuration', 'Audit tools', jsonb_build_object('software', jsonb_build_object('mode', 'audit', 'entries',
+           (SELECT jsonb_agg(jsonb_build_object('name', 'tool' || i || '.exe')) FROM generate_series(1, 50) i))))
+         RETURNING id
+       ), allow AS (
+         INSERT INTO policies (org_id, type, name, features)
+         VALUES ($1, 'configuration', 'Allowed installers', jsonb_build_object('software', jsonb_build_object('mode', 'allowlist', 'entries',
+           (SELECT jsonb_agg(jsonb_build_object('sha256', repeat(lpad(to_hex(i), 8, 'f'), 8))) FROM generate_series(1, 20) i))))
+         RETURNING id
+       )
+       INSERT INTO policy_assignments (partner_id, org_id, policy_id, target_level, site_id)
+       SELECT $2::uuid, $1::uuid, audit.id, 'organization', NULL::uuid FROM audit
+       UNION ALL SELECT $2::uuid, $1::uuid, allow.id, 'site', $3::uuid FROM allow`,
+      [ids.o, ids.p, sites[0]],
+    );
+    await ctx.ownerQuery(
+      `INSERT INTO mobile_devices (id, user_id, platform, push_token, push_token_hmac)
+       SELECT gen_random_uuid(), u, 'ios', 'bench-sealed-token', md5(u::text) FROM unnest($1::uuid[]) AS u`,
+      [[ids.t0, ids.t1]],
+    );
+
+    const requests = Array.from({ length: DEVICES }, (_, i) => ({
+      method: 'POST' as const,
+      path: `/api/v1/agents/${agentIds[i]}/elevation-requests`,
+      headers: { authorization: `Bearer ${tokens[i]}` },
+      body: promptBody(i),
+    }));
+    // The three kinds of prompt must take the three paths, or the load would measure something else.
+    const outcomes: string[] = [];
+    for (const r of requests.slice(0, 3)) {
+      const res = await fetch(`${ctx.baseUrl}${r.path}`, { method: 'POST', headers: { ...r.headers, 'content-type': 'application/json' }, body: r.body });
+      outcomes.push(((await res.json()) as { status: string }).status);
+    }
+    if (outcomes.join() !== 'auto_approved,denied,pending') throw new Error(`unexpected outcomes: ${outcomes.join(', ')}`);
+    return { kind: 'http', connections: CONNECTIONS, requests };
+  },
+};
