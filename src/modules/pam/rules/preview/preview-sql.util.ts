@@ -15,6 +15,11 @@ class LikeBuilder {
     this.wildcard = true;
   }
 
+  separator(): void {
+    this.out += '_';
+    this.wildcard = false;
+  }
+
   text(value: string): void {
     if (value === '') return;
     this.out += value.replace(LIKE_SPECIAL, '\\$&');
@@ -40,9 +45,12 @@ function appendSegment(like: LikeBuilder, segment: GlobSegment): void {
 
 /**
  * A LIKE pattern every value matched by the glob also matches (a necessary condition, never
- * a sufficient one), for the normalised value `lower(replace(col, chr(92), '/') COLLATE "C")`.
- * Each wildcard and each `**` segment becomes `%`, which matches anything, so the pattern
- * accepts a superset of the glob; literal text stays (lower case, as the engine folds it).
+ * a sufficient one), for `lower(col COLLATE "C")`: the value folded as the engine folds it
+ * (ASCII letters only) but with its separators as stored. Each wildcard and each `**`
+ * segment becomes `%`, and each separator `_` (one character: `\` or `/`), so the pattern
+ * accepts a superset of the glob without the per-row `replace` the exact match needs; literal
+ * text stays, in lower case. Segments never contain a separator, so no literal `/` or `\`
+ * remains to be matched.
  */
 export function globLikePattern(glob: string): string {
   const segments = compileGlobPattern(glob).segments;
@@ -52,7 +60,7 @@ export function globLikePattern(glob: string): string {
       like.any();
       return;
     }
-    if (index > 0 && !segments[index - 1].globstar) like.text('/');
+    if (index > 0 && !segments[index - 1].globstar) like.separator();
     appendSegment(like, segment);
   });
   return like.toString();
@@ -78,7 +86,7 @@ export function previewMatchSql(criteria: SqlRuleInput, alias: string, params: u
   const negate = criteria.matchNegate ?? [];
   const prefilters = GLOBS.filter(([field, key]) => isCriterionSet(criteria, field) && !negate.includes(key)).map(([field, , column]) => {
     const pattern = globLikePattern(criteria[field] as string);
-    return `(lower(replace(${alias}.${column}, chr(92), '/') COLLATE "C") LIKE $${params.push(pattern)}::text)`;
+    return `(lower(${alias}.${column} COLLATE "C") LIKE $${params.push(pattern)}::text)`;
   });
   if (prefilters.length === 0) return ruleToSql(criteria, alias, params);
   const cheap = ruleToSql({ ...criteria, matchPathGlob: null, matchParentImage: null, timeWindow: null }, alias, params);

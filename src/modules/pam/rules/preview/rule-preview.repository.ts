@@ -103,7 +103,12 @@ export class RulePreviewRepository {
     };
   }
 
-  /** The newest matches within the given hour buckets (and at or after the cut), newest first. */
+  /**
+   * The newest matches within the given hour buckets (and at or after the cut), newest first.
+   * One LATERAL probe per bucket, so each is an index range scan of one hour of one
+   * organization: joined instead, the planner cannot see how few rows an hour holds and scans
+   * the whole window, evaluating the match on every row.
+   */
   sample(scope: ScanScope, criteria: SqlRuleInput, bucketStarts: readonly Date[], cut: PartialBucket['cut'], size: number): Promise<SampleRow[]> {
     if (bucketStarts.length === 0) return Promise.resolve([]);
     const params: unknown[] = [];
@@ -113,11 +118,16 @@ export class RulePreviewRepository {
     const limit = `$${params.push(size)}::int`;
     const match = previewMatchSql(criteria, 'er', params);
     return this.db.rows<SampleRow>(
-      `SELECT er.id, er.requested_at, er.flow_type, er.status
+      `SELECT s.id, s.requested_at, s.flow_type, s.status
          FROM unnest(${buckets}) AS b(start)
-         JOIN elevation_requests er ON er.requested_at >= b.start AND er.requested_at < b.start + interval '1 hour'
-        WHERE ${where}${after} AND ${match}
-        ORDER BY er.requested_at DESC, er.id DESC
+         CROSS JOIN LATERAL (
+           SELECT er.id, er.requested_at, er.flow_type, er.status
+             FROM elevation_requests er
+            WHERE ${where} AND er.requested_at >= b.start AND er.requested_at < b.start + interval '1 hour'${after} AND ${match}
+            ORDER BY er.requested_at DESC, er.id DESC
+            LIMIT ${limit}
+         ) s
+        ORDER BY s.requested_at DESC, s.id DESC
         LIMIT ${limit}`,
       params,
     );
