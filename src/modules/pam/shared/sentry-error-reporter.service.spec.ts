@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { Logger } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { ErrorReporter, type ErrorEvent } from './error-reporter.service';
 import { parseSentryDsn, SentryErrorReporter } from './sentry-error-reporter.service';
@@ -71,12 +72,15 @@ describe('SentryErrorReporter', () => {
     expect(fallback.events).toEqual([EVENT]);
   });
 
-  it('never throws when the collector refuses or is unreachable', async () => {
+  it('never throws when the collector refuses or is unreachable, and logs that it could not deliver', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     status = 500;
     const fallback = new RecordingReporter();
     await expect(new SentryErrorReporter(parseSentryDsn(`http://k@127.0.0.1:${port}/5`)!, fallback, 'test').report(EVENT)).resolves.toBeUndefined();
     const closed = new SentryErrorReporter(parseSentryDsn('http://k@127.0.0.1:1/5')!, fallback, 'test');
     await expect(closed.report(EVENT)).resolves.toBeUndefined();
     expect(fallback.events).toHaveLength(2);
+    expect(warn).toHaveBeenCalledTimes(2);
+    warn.mockRestore();
   });
 });
