@@ -1,6 +1,11 @@
+import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
 import { tokenHash } from '../../src/infra/crypto/secret-box.service';
-import type { Scenario } from '../bench.types';
+import { freePort } from '../../src/infra/database/embedded-postgres';
+import type { BenchContext, CustomResult, Scenario } from '../bench.types';
 
 const RULES = 1000;
 const DEVICES = 2000;
@@ -51,19 +56,69 @@ function promptBody(i: number): string {
   });
 }
 
+interface Load {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  total: number;
+}
+
+async function runLoad(url: string, durationSeconds: number, requests: autocannon.Request[]): Promise<Load> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: durationSeconds, requests });
+  return { reqPerSec: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts, total: r.requests.total };
+}
+
+function startChild(script: string, env: Record<string, string>): ChildProcess {
+  return fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+}
+
+async function waitUntil(child: ChildProcess, ready: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`a benchmark process exited with ${child.exitCode}`);
+    if (await ready().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill();
+  throw new Error('a benchmark process did not start within 60 s');
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** The runner's bare insert baseline, measured again next to this load with the same settings. */
+async function baseline(ctx: BenchContext): Promise<Load> {
+  const port = await freePort();
+  const child = startChild(join(__dirname, '..', 'baseline-server.js'), { PORT: String(port), BASELINE_DATABASE_URL: ctx.serviceEnv.DATABASE_APP_URL });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`the baseline server exited with ${code}`)));
+    });
+    return await runLoad(`http://127.0.0.1:${port}`, ctx.durationSeconds, [{ method: 'POST', path: '/', body: '{"x":1}', headers: { 'content-type': 'application/json' } }]);
+  } finally {
+    child.kill();
+  }
+}
+
 /**
  * Sustained agent ingest (pam.md 4.6) with 1,000 enabled rules in the organization, a software
- * audit policy on the organization and an allowlist on one site, two technicians with phones
- * (every pending request fans out to them), at 50 connections.
+ * audit policy on the organization and an allowlist on one site, and two technicians with phones
+ * (every pending request fans out to them), at 50 connections, against an instance of its own
+ * (so that its memory can be read), compared with the bare insert baseline measured just before.
  *
- * Each request comes from a different device in turn (2,000 devices, each with its own agent
- * token), so that the per-device limit of 10 per second does not throttle: autocannon walks the
- * same request list on every connection, and 2,000 devices keep each one well under its rate.
+ * Every request comes from a device drawn at random among 2,000, each with its own agent token,
+ * so the per-device limit (10 per second, bursts of 20) does not throttle. A fixed request list
+ * would not do: autocannon walks the same list on every connection in step, so all 50
+ * connections would hit one device at once, queue on its rate-limit row and be refused past 20.
  */
 export const scenario: Scenario = {
   name: `agent ingest: POST /agents/:id/elevation-requests (${RULES} rules, ${DEVICES} devices, ${CONNECTIONS} conn)`,
   order: 40,
-  async prepare(ctx) {
+  async prepare(ctx): Promise<CustomResult> {
     const label = `${Date.now()}`;
     const ids = await ctx.seed({
       partners: [{ key: 'p', name: `Ingest Partner ${label}` }],
@@ -111,19 +166,38 @@ export const scenario: Scenario = {
       [[ids.t0, ids.t1]],
     );
 
-    const requests = Array.from({ length: DEVICES }, (_, i) => ({
+    const request = (i: number) => ({
       method: 'POST' as const,
       path: `/api/v1/agents/${agentIds[i]}/elevation-requests`,
-      headers: { authorization: `Bearer ${tokens[i]}` },
+      headers: { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' },
       body: promptBody(i),
-    }));
-    // The three kinds of prompt must take the three paths, or the load would measure something else.
-    const outcomes: string[] = [];
-    for (const r of requests.slice(0, 3)) {
-      const res = await fetch(`${ctx.baseUrl}${r.path}`, { method: 'POST', headers: { ...r.headers, 'content-type': 'application/json' }, body: r.body });
-      outcomes.push(((await res.json()) as { status: string }).status);
+    });
+
+    const port = await freePort();
+    const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, PORT: String(port) });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitUntil(service, async () => (await fetch(`${url}/api/v1/health`)).ok);
+      // The three kinds of prompt must take the three paths, or the load would measure something else.
+      const outcomes: string[] = [];
+      for (const r of [0, 1, 2].map(request)) outcomes.push(((await (await fetch(`${url}${r.path}`, r)).json()) as { status: string }).status);
+      if (outcomes.join() !== 'auto_approved,denied,pending') throw new Error(`unexpected outcomes: ${outcomes.join(', ')}`);
+
+      const base = await baseline(ctx);
+      const load = await runLoad(url, ctx.durationSeconds, [{ setupRequest: () => request(Math.floor(Math.random() * DEVICES)) }]);
+      const name = `agent ingest (${RULES} rules, ${DEVICES} devices, ${CONNECTIONS} conn)`;
+      return {
+        kind: 'custom',
+        rows: [
+          { scenario: `${name}: throughput`, value: load.reqPerSec, unit: 'req/s', target: '≥ 0.40 × baseline', baseline: { value: base.reqPerSec, label: `bare insert baseline, ${base.reqPerSec} req/s just before` } },
+          { scenario: `${name}: latency p50`, value: load.p50, unit: 'ms' },
+          { scenario: `${name}: latency p99`, value: load.p99, unit: 'ms', target: '< 50 ms' },
+          { scenario: `${name}: service RSS (peak)`, value: rssMb(service.pid!), unit: 'MB' },
+          { scenario: `${name}: failed responses`, value: load.failed, unit: `of ${load.total}` },
+        ],
+      };
+    } finally {
+      service.kill();
     }
-    if (outcomes.join() !== 'auto_approved,denied,pending') throw new Error(`unexpected outcomes: ${outcomes.join(', ')}`);
-    return { kind: 'http', connections: CONNECTIONS, requests };
   },
 };
