@@ -135,42 +135,75 @@ const windowArb = fc.record({
 
 type Criteria = SqlRuleInput;
 
-const executableArb: fc.Arbitrary<Criteria> = fc
-  .record({
-    matchSigner: rarely(fc.constantFrom(...SIGNERS)),
-    matchSignerGroupId: rarely(fc.constantFrom(id.groupVendors, id.groupOdd)),
-    matchHash: rarely(fc.constantFrom(...HASHES, 'AB'.repeat(32))),
-    matchPathGlob: rarely(globArb),
-    matchParentImage: rarely(globArb),
-    matchCommandLine: rarely(fc.array(fc.constantFrom(...COMMAND_PIECES), { minLength: 1, maxLength: 2 }).map((pieces) => pieces.join(''))),
-    matchUser: rarely(fc.constantFrom(...USERS)),
-    matchAdGroup: fc.option(fc.constant('Domain Admins'), { nil: null, freq: 12 }),
-  })
-  .map((criteria) => (criteria.matchSigner && criteria.matchSignerGroupId ? { ...criteria, matchSignerGroupId: null } : criteria));
-
-const toolArb: fc.Arbitrary<Criteria> = fc.record({
-  matchToolName: rarely(fc.constantFrom(...TOOLS)),
-  matchRiskTier: rarely(fc.integer({ min: 0, max: 4 })),
-  matchUser: fc.option(fc.constantFrom(...USERS), { nil: null, freq: 6 }),
-});
-
-const ruleArb: fc.Arbitrary<Criteria> = fc
-  .tuple(
-    fc.oneof({ arbitrary: executableArb, weight: 3 }, { arbitrary: toolArb, weight: 1 }),
-    rarely(windowArb),
-    fc.option(fc.constantFrom(id.siteA, id.siteB, id.siteB.toUpperCase()), { nil: null, freq: 4 }),
-    fc.uniqueArray(fc.constantFrom(...NEGATABLE_KEYS), { maxLength: 4 }),
-  )
-  .map(([criteria, timeWindow, siteId, negate]) => {
-    const rule: Criteria = { ...criteria, timeWindow, siteId };
-    // Negate only criteria the rule sets, as the shape rules require.
-    const set = negate.filter((key) => {
-      const field = ({ signer: 'matchSigner', signerGroup: 'matchSignerGroupId', hash: 'matchHash', pathGlob: 'matchPathGlob', parentImage: 'matchParentImage', commandLine: 'matchCommandLine', user: 'matchUser', adGroup: 'matchAdGroup', toolName: 'matchToolName', riskTier: 'matchRiskTier' } as const)[key as NegatableKey];
-      const value = rule[field];
-      return value !== null && value !== undefined;
+/**
+ * Globs made from stored values, so that they match some rows: segments kept, re-cased, turned
+ * into `*` or `?` patterns, and runs of segments replaced by `**`, joined by either separator.
+ */
+function globFromValues(values: readonly string[]): fc.Arbitrary<string> {
+  const segmentEdit = fc.constantFrom('keep', 'upper', 'star', 'prefix*', '*suffix', 'one?');
+  return fc
+    .tuple(fc.constantFrom(...values), fc.array(segmentEdit, { minLength: 8, maxLength: 8 }), fc.nat({ max: 8 }), fc.nat({ max: 3 }), fc.boolean(), fc.constantFrom('\\', '/'))
+    .map(([value, edits, at, span, globstar, separator]) => {
+      const segments = value.split(/[\\/]/).map((segment, i) => {
+        const chars = [...segment];
+        switch (edits[i % edits.length]) {
+          case 'upper':
+            return segment.toUpperCase();
+          case 'star':
+            return '*';
+          case 'prefix*':
+            return `${chars.slice(0, 2).join('')}*`;
+          case '*suffix':
+            return `*${chars.slice(-2).join('')}`;
+          case 'one?':
+            return chars.length > 0 ? ['?', ...chars.slice(1)].join('') : '?';
+          default:
+            return segment;
+        }
+      });
+      if (globstar) segments.splice(Math.min(at, segments.length), span, '**');
+      return segments.join(separator);
     });
-    return { ...rule, matchNegate: set.length > 0 ? set : null };
+}
+
+function ruleArbitrary(paths: readonly string[], parents: readonly string[]): fc.Arbitrary<Criteria> {
+  const executableArb: fc.Arbitrary<Criteria> = fc
+    .record({
+      matchSigner: rarely(fc.constantFrom(...SIGNERS)),
+      matchSignerGroupId: rarely(fc.constantFrom(id.groupVendors, id.groupOdd)),
+      matchHash: rarely(fc.constantFrom(...HASHES, 'AB'.repeat(32))),
+      matchPathGlob: rarely(fc.oneof(globArb, globFromValues(paths))),
+      matchParentImage: rarely(fc.oneof(globArb, globFromValues(parents))),
+      matchCommandLine: rarely(fc.array(fc.constantFrom(...COMMAND_PIECES), { minLength: 1, maxLength: 2 }).map((pieces) => pieces.join(''))),
+      matchUser: rarely(fc.constantFrom(...USERS)),
+      matchAdGroup: fc.option(fc.constant('Domain Admins'), { nil: null, freq: 12 }),
+    })
+    .map((criteria) => (criteria.matchSigner && criteria.matchSignerGroupId ? { ...criteria, matchSignerGroupId: null } : criteria));
+
+  const toolArb: fc.Arbitrary<Criteria> = fc.record({
+    matchToolName: rarely(fc.constantFrom(...TOOLS)),
+    matchRiskTier: rarely(fc.integer({ min: 0, max: 4 })),
+    matchUser: fc.option(fc.constantFrom(...USERS), { nil: null, freq: 6 }),
   });
+
+  return fc
+    .tuple(
+      fc.oneof({ arbitrary: executableArb, weight: 3 }, { arbitrary: toolArb, weight: 1 }),
+      rarely(windowArb),
+      fc.option(fc.constantFrom(id.siteA, id.siteB, id.siteB.toUpperCase()), { nil: null, freq: 4 }),
+      fc.uniqueArray(fc.constantFrom(...NEGATABLE_KEYS), { maxLength: 4 }),
+    )
+    .map(([criteria, timeWindow, siteId, negate]) => {
+      const rule: Criteria = { ...criteria, timeWindow, siteId };
+      // Negate only criteria the rule sets, as the shape rules require.
+      const set = negate.filter((key) => {
+        const field = ({ signer: 'matchSigner', signerGroup: 'matchSignerGroupId', hash: 'matchHash', pathGlob: 'matchPathGlob', parentImage: 'matchParentImage', commandLine: 'matchCommandLine', user: 'matchUser', adGroup: 'matchAdGroup', toolName: 'matchToolName', riskTier: 'matchRiskTier' } as const)[key as NegatableKey];
+        const value = rule[field];
+        return value !== null && value !== undefined;
+      });
+      return { ...rule, matchNegate: set.length > 0 ? set : null };
+    });
+}
 
 function definition(criteria: Criteria, index: number): PamRuleDefinition {
   return {
@@ -285,6 +318,8 @@ describe('rule preview SQL and the in-memory engine', () => {
   });
 
   it('agrees with matchesRule on every row for thousands of random rules', async () => {
+    const present = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => !!value))];
+    const ruleArb = ruleArbitrary(present(rows.map((r) => r.target_executable_path)), present(rows.map((r) => r.parent_image)));
     let rulesChecked = 0;
     let matchedSomething = 0;
     let matchedSomeButNotAll = 0;
@@ -307,6 +342,33 @@ describe('rule preview SQL and the in-memory engine', () => {
     expect(matchedSomething).toBeGreaterThan(rulesChecked / 5);
     expect(matchedSomeButNotAll).toBeGreaterThan(rulesChecked / 5);
   }, 600_000);
+
+  it('agrees on a thousand rules that test only a path or parent-image glob, half of them made from stored values', async () => {
+    const present = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => !!value))];
+    const paths = present(rows.map((r) => r.target_executable_path));
+    const parents = present(rows.map((r) => r.parent_image));
+    const globRule: fc.Arbitrary<Criteria> = fc
+      .tuple(fc.boolean(), fc.oneof(globArb, globFromValues(paths), globFromValues(parents)), fc.boolean())
+      .map(([onPath, glob, negated]) =>
+        onPath
+          ? { matchPathGlob: glob, matchNegate: negated ? ['pathGlob' as const] : null }
+          : { matchParentImage: glob, matchNegate: negated ? ['parentImage' as const] : null },
+      );
+    let matchedSomeButNotAll = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(globRule, { minLength: RULES_PER_BATCH, maxLength: RULES_PER_BATCH }), async (batch) => {
+        const { plain, preview } = await sqlMatches(batch);
+        batch.forEach((rule, i) => {
+          const engine = engineMatches(rule, i);
+          const problem = explainDisagreement(rule, plain[i], engine) ?? explainDisagreement(rule, preview[i], engine);
+          if (problem) throw new Error(problem);
+          if (engine.size > 0 && engine.size < rows.length) matchedSomeButNotAll++;
+        });
+      }),
+      { numRuns: 20, seed: 11, endOnFailure: true },
+    );
+    expect(matchedSomeButNotAll).toBeGreaterThan(20 * RULES_PER_BATCH * 0.3);
+  }, 300_000);
 
   it('agrees on hand-picked rules at the edges: negated criteria on missing data, overnight windows, globs with regex characters', async () => {
     const rules: Criteria[] = [

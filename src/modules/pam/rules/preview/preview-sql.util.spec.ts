@@ -66,19 +66,37 @@ describe('previewMatchSql', () => {
     expect(params).toEqual([['uac_intercept', 'tech_jit_admin'], 'acme']);
   });
 
-  it('puts the cheap criteria and the LIKE prefilter before the full rule', () => {
+  it('tests a glob with at most one ** without a regular expression, after the cheap criteria', () => {
     const params: unknown[] = [];
-    const sql = previewMatchSql({ matchSigner: 'Acme', matchPathGlob: 'C:\\Tools\\*.exe' }, 'er', params);
-    const like = sql.indexOf('LIKE');
-    const regex = sql.indexOf('~*');
-    expect(like).toBeGreaterThan(sql.indexOf('target_executable_signer'));
-    expect(regex).toBeGreaterThan(like);
-    expect(params).toContain('c:_tools_%.exe');
+    const sql = previewMatchSql({ matchSigner: 'Acme', matchPathGlob: 'C:\\Program Files\\Vendor*\\**\\setup?.exe' }, 'er', params);
+    expect(sql).not.toContain('~*');
+    expect(sql.indexOf('LIKE')).toBeGreaterThan(sql.indexOf('target_executable_signer'));
+    expect(sql).toContain("split_part(lower(replace(er.target_executable_path, chr(92), '/') COLLATE \"C\"), '/', 3) LIKE");
+    expect(sql).toContain("split_part(lower(replace(er.target_executable_path, chr(92), '/') COLLATE \"C\"), '/', -1) LIKE");
+    expect(params).toEqual(expect.arrayContaining(['c:_program files_vendor%setup%.exe', 'c:', 'program files', 'vendor%', 'setup_.exe', 3]));
   });
 
-  it('adds no prefilter for a negated glob, whose complement LIKE cannot bound', () => {
-    const sql = previewMatchSql({ matchUser: 'bob', matchPathGlob: 'C:\\Tools\\*', matchNegate: ['pathGlob'] }, 'er', []);
-    expect(sql).not.toContain('LIKE');
+  it('tests a glob without ** by its separator count and one LIKE', () => {
+    const params: unknown[] = [];
+    const sql = previewMatchSql({ matchPathGlob: 'C:\\Tools\\*.exe' }, 'er', params);
+    expect(sql).not.toContain('~*');
+    expect(params).toEqual(expect.arrayContaining([2, 'c:/tools/%.exe']));
+  });
+
+  it('falls back to the engine regular expression for a glob with several **', () => {
+    const sql = previewMatchSql({ matchPathGlob: 'C:\\**\\bin\\**\\x.exe' }, 'er', []);
+    expect(sql).toContain('~*');
+  });
+
+  it('tests a negated glob without a prefilter, and the time window after the globs', () => {
+    const sql = previewMatchSql(
+      { matchUser: 'bob', matchPathGlob: 'C:\\Tools\\*', matchNegate: ['pathGlob'], timeWindow: { start: '09:00', end: '17:00' } },
+      'er',
+      [],
+    );
+    expect(sql).toContain('AND NOT (');
+    expect(sql).not.toContain('lower(er.target_executable_path COLLATE "C") LIKE');
+    expect(sql.lastIndexOf('AT TIME ZONE')).toBeGreaterThan(sql.indexOf('AND NOT ('));
   });
 
   it('never puts values into the SQL text', () => {
