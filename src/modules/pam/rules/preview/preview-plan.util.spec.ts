@@ -6,7 +6,9 @@ import {
   sampleBuckets,
   sumMatched,
   totalScanned,
-  windowSlices,
+  firstSlice,
+  nextSlice,
+  windowStartOf,
   type Bucket,
 } from './preview-plan.util';
 
@@ -21,27 +23,62 @@ function map(...buckets: Bucket[]): Map<number, Bucket> {
   return new Map(buckets.map((b) => [b.start, b]));
 }
 
-describe('windowSlices', () => {
+describe('slices', () => {
   const asOf = new Date('2025-03-10T12:34:56.789Z');
+  const windowStart = windowStartOf(asOf, 90);
 
-  it('covers the whole window, newest first, without gaps or overlaps', () => {
-    const { windowStart, slices } = windowSlices(asOf, 90);
+  it('starts with the newest day, its older edge on an hour boundary', () => {
     expect(windowStart.toISOString()).toBe('2024-12-10T12:34:56.789Z');
-    expect(slices[0].to).toBeNull();
-    expect(slices[slices.length - 1].from).toEqual(windowStart);
-    for (let i = 1; i < slices.length; i++) expect(slices[i].to).toEqual(slices[i - 1].from);
-    expect(slices).toHaveLength(7);
+    expect(firstSlice(asOf, windowStart)).toEqual({ from: new Date('2025-03-09T12:00:00.000Z'), to: null });
   });
 
-  it('puts inner edges on hour boundaries so that no hour bucket spans two slices', () => {
-    const { slices } = windowSlices(asOf, 90);
-    for (const slice of slices.slice(0, -1)) expect(slice.from.getTime() % HOUR).toBe(0);
-    expect(slices[0].from.toISOString()).toBe('2025-03-09T12:00:00.000Z');
+  it('covers a window of a day or less in one slice', () => {
+    const start = windowStartOf(asOf, 1);
+    const first = firstSlice(asOf, start);
+    expect(first).toEqual({ from: start, to: null });
+    expect(nextSlice(asOf, start, first.from, 10, 1000)).toBeNull();
   });
 
-  it('uses one slice for a one-day window and fewer slices for shorter windows', () => {
-    expect(windowSlices(asOf, 1).slices).toEqual([{ from: new Date(asOf.getTime() - DAY), to: null }]);
-    expect(windowSlices(asOf, 30).slices).toHaveLength(5);
+  it('takes the rest of the window at once when the rate seen so far fits the limit', () => {
+    const first = firstSlice(asOf, windowStart);
+    expect(nextSlice(asOf, windowStart, first.from, 11_000, 1_000_000)).toEqual({ from: windowStart, to: first.from });
+    expect(nextSlice(asOf, windowStart, first.from, 0, 1_000_000)).toEqual({ from: windowStart, to: first.from });
+  });
+
+  it('sizes the next slice to reach about the limit, on hour boundaries, at most twice the span scanned (plus the rounding)', () => {
+    const first = firstSlice(asOf, windowStart);
+    const scannedSpan = asOf.getTime() - first.from.getTime();
+    const next = nextSlice(asOf, windowStart, first.from, 50_000, 1_000_000)!;
+    expect(next.to).toEqual(first.from);
+    expect(next.from.getTime() % HOUR).toBe(0);
+    expect(first.from.getTime() - next.from.getTime()).toBeLessThanOrEqual(2 * scannedSpan + HOUR);
+    const dense = nextSlice(asOf, windowStart, first.from, 900_000, 1_000_000)!;
+    expect(first.from.getTime() - dense.from.getTime()).toBeGreaterThanOrEqual(HOUR);
+    expect(first.from.getTime() - dense.from.getTime()).toBeLessThan(4 * HOUR);
+  });
+
+  it('ends at the window start and then stops', () => {
+    expect(nextSlice(asOf, windowStart, windowStart, 5, 10)).toBeNull();
+    const nearStart = new Date(windowStart.getTime() + 30 * 60_000);
+    expect(nextSlice(asOf, windowStart, nearStart, 900_000, 1_000_000)).toEqual({ from: windowStart, to: nearStart });
+  });
+
+  it('covers any window without gaps or overlaps, whatever the density', () => {
+    for (const density of [0, 100, 10_000, 400_000]) {
+      let slice: ReturnType<typeof nextSlice> = firstSlice(asOf, windowStart);
+      let scanned = 0;
+      let covered = 0;
+      while (slice) {
+        const to = slice.to ?? asOf;
+        expect(slice.from.getTime()).toBeLessThan(to.getTime());
+        covered += to.getTime() - slice.from.getTime();
+        scanned += Math.round(((to.getTime() - slice.from.getTime()) / DAY) * density);
+        if (scanned > 1_000_000) break;
+        slice = nextSlice(asOf, windowStart, slice.from, scanned, 1_000_000);
+      }
+      if (scanned <= 1_000_000) expect(covered).toBe(asOf.getTime() - windowStart.getTime());
+      expect(scanned).toBeLessThan(3_000_000);
+    }
   });
 });
 

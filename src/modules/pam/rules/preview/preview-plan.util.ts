@@ -1,17 +1,20 @@
 /**
  * The arithmetic of a preview scan, kept pure so that it can be tested without a database.
  *
- * The window is scanned newest first in slices (1, 3, 7, 15, 31 and 63 days back, then the
- * rest), each slice one parallel aggregate grouped by hour bucket and status. Scanning stops
- * after the slice where the count passes the scan limit, so the work stays bounded by about
- * twice the limit whatever the window holds. The hour buckets then give the exact cut (the
- * newest `limit` requests, ties broken by id) and tell the sample query which few hours
+ * The window is scanned newest first in slices, each one parallel aggregate grouped by hour
+ * bucket and status. The first slice is the newest day; each next one is sized from the rate
+ * seen so far so that the scan ends near the scan limit: usually the whole rest of the window
+ * at once (two queries in all), never more than twice the span already scanned. Scanning stops
+ * after the slice where the count passes the limit, so the work stays bounded (about three
+ * times the limit at worst) whatever the window holds. The hour buckets then give the exact cut
+ * (the newest `limit` requests, ties broken by id) and tell the sample query which few hours
  * hold the newest matches.
  */
 
 export const BUCKET_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-const SLICE_DAYS = [1, 3, 7, 15, 31, 63];
+/** Slack on the projection: one more slice costs a query, a slightly larger one only rows. */
+const PROJECTION_SLACK = 1.25;
 export const SAMPLE_SIZE = 20;
 
 export const REQUEST_STATUSES = ['pending', 'approved', 'auto_approved', 'denied', 'expired', 'revoked', 'actuating'] as const;
@@ -29,20 +32,33 @@ export interface Slice {
   to: Date | null;
 }
 
-/** Slices of (windowStart, asOf], newest first, their inner edges on hour boundaries. */
-export function windowSlices(asOf: Date, windowDays: number): { windowStart: Date; slices: Slice[] } {
-  const windowStart = new Date(asOf.getTime() - windowDays * DAY_MS);
-  const edges = SLICE_DAYS.filter((days) => days < windowDays)
-    .map((days) => Math.floor((asOf.getTime() - days * DAY_MS) / BUCKET_MS) * BUCKET_MS)
-    .filter((edge) => edge > windowStart.getTime());
-  const slices: Slice[] = [];
-  let to: Date | null = null;
-  for (const edge of edges) {
-    slices.push({ from: new Date(edge), to });
-    to = new Date(edge);
-  }
-  slices.push({ from: windowStart, to });
-  return { windowStart, slices };
+const floorToHour = (ms: number) => Math.floor(ms / BUCKET_MS) * BUCKET_MS;
+
+export function windowStartOf(asOf: Date, windowDays: number): Date {
+  return new Date(asOf.getTime() - windowDays * DAY_MS);
+}
+
+/** The newest day, its older edge on an hour boundary; the whole window when that is shorter. */
+export function firstSlice(asOf: Date, windowStart: Date): Slice {
+  const edge = floorToHour(asOf.getTime() - DAY_MS);
+  return { from: edge > windowStart.getTime() ? new Date(edge) : windowStart, to: null };
+}
+
+/**
+ * The slice older than `edge` (the oldest instant scanned so far), or null when the window is
+ * done. `scanned` requests were found since `edge`. Inner edges stay on hour boundaries, so no
+ * hour bucket spans two slices.
+ */
+export function nextSlice(asOf: Date, windowStart: Date, edge: Date, scanned: number, limit: number): Slice | null {
+  if (edge.getTime() <= windowStart.getTime()) return null;
+  const scannedSpan = asOf.getTime() - edge.getTime();
+  const rest = edge.getTime() - windowStart.getTime();
+  const rate = scanned / scannedSpan;
+  const remaining = Math.max(0, limit - scanned);
+  if (rate * rest <= remaining * PROJECTION_SLACK) return { from: windowStart, to: edge };
+  const span = Math.min(rest, Math.max(BUCKET_MS, remaining / rate), 2 * scannedSpan);
+  const from = floorToHour(edge.getTime() - span);
+  return { from: from > windowStart.getTime() ? new Date(from) : windowStart, to: edge };
 }
 
 /** One row of the bucket aggregate. */

@@ -17,7 +17,9 @@ import {
   SAMPLE_SIZE,
   sumMatched,
   totalScanned,
-  windowSlices,
+  firstSlice,
+  nextSlice,
+  windowStartOf,
   type Bucket,
 } from './preview-plan.util';
 import { RulePreviewRepository, type PartialBucket, type ScanScope } from './rule-preview.repository';
@@ -65,18 +67,22 @@ export class RulePreviewService {
       }
       const input: SqlRuleInput = { ...draft, signerGroupSigners };
       const asOf = await this.repo.now();
-      const { windowStart, slices } = windowSlices(asOf, windowDays);
+      const windowStart = windowStartOf(asOf, windowDays);
       const scope: ScanScope = { orgId, windowStart, asOf, flowType: flowType ?? null, siteIds: principal.allowedSiteIds };
-      return { success: true, windowDays, ...(await this.scan(scope, input, slices)) };
+      return { success: true, windowDays, ...(await this.scan(scope, input)) };
     });
   }
 
-  private async scan(scope: ScanScope, input: SqlRuleInput, slices: ReturnType<typeof windowSlices>['slices']) {
+  private async scan(scope: ScanScope, input: SqlRuleInput) {
     const limit = this.config.pamPreviewScanLimit;
     const buckets = new Map<number, Bucket>();
-    for (const slice of slices) {
+    let slice = firstSlice(scope.asOf, scope.windowStart);
+    for (;;) {
       addBucketRows(buckets, await this.repo.bucketCounts(scope, input, slice));
-      if (totalScanned(buckets) > limit) break;
+      const scanned = totalScanned(buckets);
+      const next = scanned > limit ? null : nextSlice(scope.asOf, scope.windowStart, slice.from, scanned, limit);
+      if (!next) break;
+      slice = next;
     }
     const cut = cutAtLimit(buckets, limit);
     const counted = [...cut.whole];
