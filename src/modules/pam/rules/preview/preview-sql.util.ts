@@ -5,6 +5,9 @@ import type { CriterionField, NegatableKey } from '../engine/rule.types';
 
 const LIKE_SPECIAL = /[\\%_]/g;
 const escapeLike = (text: string) => text.replace(LIKE_SPECIAL, '\\$&');
+/** The token codes `compileGlobPattern` uses for `*` and `?` inside a segment (code points are never negative). */
+const STAR_TOKEN = -1;
+const ONE_TOKEN = -2;
 
 /** Builds a LIKE pattern, writing one `%` for any run of wildcards. */
 class LikeBuilder {
@@ -37,9 +40,9 @@ function appendSegment(like: LikeBuilder, segment: GlobSegment): void {
     like.text(segment.literal);
     return;
   }
-  // Wildcard tokens are negative; both `*` and `?` become `%`, a superset of each.
+  // Both `*` and `?` become `%`, a superset of each.
   for (const token of segment.tokens!) {
-    if (token < 0) like.any();
+    if (token === STAR_TOKEN || token === ONE_TOKEN) like.any();
     else like.text(String.fromCodePoint(token));
   }
 }
@@ -69,13 +72,13 @@ export function globLikePattern(glob: string): string {
 
 /**
  * One glob segment as a LIKE pattern of exactly that segment, for a value that holds no
- * separator: `*` (negative token -1) as `%`, `?` (-2, one code point) as `_`, which in a UTF-8
- * database also matches one character.
+ * separator: `*` as `%`, `?` (one code point) as `_`, which in a UTF-8 database also matches
+ * one character.
  */
 function segmentPattern(segment: GlobSegment): string {
   if (segment.literal !== null) return escapeLike(segment.literal);
   let out = '';
-  for (const token of segment.tokens!) out += token === -1 ? '%' : token === -2 ? '_' : escapeLike(String.fromCodePoint(token));
+  for (const token of segment.tokens!) out += token === STAR_TOKEN ? '%' : token === ONE_TOKEN ? '_' : escapeLike(String.fromCodePoint(token));
   return out;
 }
 
