@@ -39,3 +39,13 @@ export interface Scenario {
   order?: number;
   prepare(ctx: BenchContext): Promise<HttpLoad | CustomResult>;
 }
+
+/**
+ * Node flags for the processes a run forks (service instances, baseline): with
+ * BENCH_CPU_PROFILE=<dir>, each writes a V8 CPU profile there when it exits, for chrome://inspect
+ * or `npx speedscope`.
+ */
+export function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}

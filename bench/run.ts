@@ -12,13 +12,14 @@ import { SeedService } from '../src/infra/database/seed/seed.service';
 import { TenantTransaction } from '../src/infra/database/tenant-transaction.service';
 import { AuthRepository } from '../src/modules/auth/auth.repository';
 import { SessionService } from '../src/modules/auth/session.service';
-import type { BenchContext, CustomResult, HttpLoad, Scenario } from './bench.types';
+import { profileArgs, type BenchContext, type CustomResult, type HttpLoad, type Scenario } from './bench.types';
 
 /**
  * `npm run bench`: a fresh database, a freshly started service instance (its own process), the
  * bare insert baseline measured in the same run, then every scenario file under bench/.
  * Prints one table. BENCH_DURATION (seconds per load, default 10) and BENCH_FILTER (substring of
- * scenario names) tune a run.
+ * scenario names) tune a run; BENCH_KEEP_DATABASE=true keeps the database for a look afterwards,
+ * BENCH_CPU_PROFILE=<dir> profiles the service processes.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const FILTER = process.env.BENCH_FILTER ?? '';
@@ -41,7 +42,7 @@ function rssMb(pid: number): number {
 }
 
 function startChild(script: string, env: Record<string, string>, readyUrl?: string): Promise<ChildProcess> {
-  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(script, [], { env: { ...process.env, ...env }, execArgv: profileArgs(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((res, rej) => {
     child.once('exit', (code) => rej(new Error(`${script} exited with ${code}`)));
     if (!readyUrl) {
@@ -169,10 +170,14 @@ async function main(): Promise<void> {
   server.kill();
   await app.close();
   await owner.end();
-  const drop = new Client({ connectionString: ownerUrl.replace(`/${dbName}`, '/postgres') });
-  await drop.connect();
-  await drop.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await drop.end();
+  if (process.env.BENCH_KEEP_DATABASE === 'true') {
+    console.error(`kept the benchmark database: ${ownerUrl}`);
+  } else {
+    const drop = new Client({ connectionString: ownerUrl.replace(`/${dbName}`, '/postgres') });
+    await drop.connect();
+    await drop.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await drop.end();
+  }
   await embeddedStop?.();
 
   const cores = cpus().length;

@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import cookieParser from 'cookie-parser';
-import { json, urlencoded } from 'express';
+import express, { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { requestId } from './infra/logging/logging';
@@ -62,7 +62,10 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
   app.use(cookieParser());
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
-  app.useStaticAssets(join(__dirname, 'web'), { index: false, extensions: ['html'] });
+  // The login pages and their assets; API paths never name a file, so they skip the file-system lookups.
+  const assets = express.static(join(__dirname, 'web'), { index: false, extensions: ['html'] });
+  const api = `/${API_PREFIX}/`;
+  app.use((req: Request, res: Response, next: NextFunction) => (req.path.startsWith(api) ? next() : assets(req, res, next)));
   app.enableShutdownHooks();
 
   const doc = new DocumentBuilder()

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { tokenHash } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
-import type { BenchContext, CustomResult, Scenario } from '../bench.types';
+import { profileArgs, type BenchContext, type CustomResult, type Scenario } from '../bench.types';
 
 const RULES = 1000;
 const DEVICES = 2000;
@@ -70,7 +70,7 @@ async function runLoad(url: string, durationSeconds: number, requests: autocanno
 }
 
 function startChild(script: string, env: Record<string, string>): ChildProcess {
-  return fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return fork(script, [], { env: { ...process.env, ...env }, execArgv: profileArgs(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 }
 
 async function waitUntil(child: ChildProcess, ready: () => Promise<boolean>): Promise<void> {
@@ -172,6 +172,9 @@ export const scenario: Scenario = {
       headers: { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' },
       body: promptBody(i),
     });
+
+    // A database in service has statistics; a freshly seeded one gets them before the load, not from autovacuum halfway through it.
+    await ctx.ownerQuery('ANALYZE');
 
     const port = await freePort();
     const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, PORT: String(port) });

@@ -1,7 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import type { PoolClient } from 'pg';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, type EntityManager, type EntityTarget, type ObjectLiteral, type QueryRunner, type Repository } from 'typeorm';
+
+/**
+ * A statement PostgreSQL prepares once per connection, under a fixed name, and then executes
+ * without parsing or planning it again (after its first executions the server settles on a
+ * generic plan when that is no worse). For the statements of hot paths, whose planning under
+ * row-level security costs more than their execution. The text must be a constant: every
+ * distinct name stays prepared on every pooled connection for the connection's life.
+ */
+export interface PreparedSql {
+  readonly name: string;
+  readonly text: string;
+}
+
+const names = new Map<string, string>();
+
+/** Declares a prepared statement; call it once, at module level, with constant text. */
+export function prepared(name: string, text: string): PreparedSql {
+  const known = names.get(name);
+  if (known !== undefined && known !== text) throw new Error(`Two prepared statements are named ${name}`);
+  names.set(name, text);
+  return Object.freeze({ name, text });
+}
+
+type Sql = string | PreparedSql;
 
 /**
  * What repositories use to reach PostgreSQL: always the current request's (or job's)
@@ -20,27 +45,40 @@ export class Db {
     return this.txHost.tx.getRepository(entity);
   }
 
-  async rows<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.run(text, params)).records as T[];
+  async rows<T = Record<string, unknown>>(sql: Sql, params: unknown[] = []): Promise<T[]> {
+    return (await this.run(sql, params)).records as T[];
   }
 
-  async one<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T | null> {
-    return ((await this.run(text, params)).records as T[])[0] ?? null;
+  async one<T = Record<string, unknown>>(sql: Sql, params: unknown[] = []): Promise<T | null> {
+    return ((await this.run(sql, params)).records as T[])[0] ?? null;
   }
 
   /** Number of rows the statement affected. */
-  async exec(text: string, params: unknown[] = []): Promise<number> {
-    return (await this.run(text, params)).affected ?? 0;
+  async exec(sql: Sql, params: unknown[] = []): Promise<number> {
+    return (await this.run(sql, params)).affected ?? 0;
   }
 
-  private async run(text: string, params: unknown[]) {
+  private async run(sql: Sql, params: unknown[]): Promise<{ records: unknown[]; affected?: number }> {
     const em = this.txHost.tx;
     const own = !em.queryRunner;
     const qr = em.queryRunner ?? em.connection.createQueryRunner();
     try {
-      return await qr.query(text, params, true);
+      if (typeof sql === 'string') return await qr.query(sql, params, true);
+      return await this.runPrepared(qr, sql, params);
     } finally {
       if (own) await qr.release();
+    }
+  }
+
+  /** On the query runner's own pg client, so the statement runs in its transaction; errors as TypeORM reports them. */
+  private async runPrepared(qr: QueryRunner, sql: PreparedSql, params: unknown[]): Promise<{ records: unknown[]; affected?: number }> {
+    if (qr.isReleased) throw new QueryRunnerAlreadyReleasedError();
+    const client = (await qr.connect()) as PoolClient;
+    try {
+      const result = await client.query({ name: sql.name, text: sql.text, values: params });
+      return { records: result.rows, affected: result.rowCount ?? undefined };
+    } catch (e) {
+      throw new QueryFailedError(sql.text, params, e as Error);
     }
   }
 }

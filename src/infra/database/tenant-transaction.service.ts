@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Db } from './db.service';
 import { APPLY_SCOPE_SQL, NO_SCOPE, SYSTEM_SCOPE, TenantScope, scopeParams } from './tenant-scope';
 
 const SCOPE_KEY = 'tenantScope';
@@ -16,6 +17,7 @@ export class TenantTransaction {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService,
+    private readonly db: Db,
   ) {}
 
   /** Runs fn in a new transaction scoped to `scope` (joins the current one if already inside). */
@@ -60,7 +62,7 @@ export class TenantTransaction {
   }
 
   private async apply(scope: TenantScope): Promise<void> {
-    await this.txHost.tx.query(APPLY_SCOPE_SQL, scopeParams(scope));
+    await this.db.exec(APPLY_SCOPE_SQL, scopeParams(scope));
     if (this.cls.isActive()) this.cls.set(SCOPE_KEY, scope);
   }
 }

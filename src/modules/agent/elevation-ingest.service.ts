@@ -68,7 +68,7 @@ export class ElevationIngestService {
         user: dto.subject_username,
         at: ctx.now,
       },
-      { software: ctx.software, defaults: ctx.defaults },
+      { software: ctx.software, defaults: ctx.defaults, rulesVersion: ctx.rulesVersion },
     );
   }
 

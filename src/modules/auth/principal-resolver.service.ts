@@ -108,8 +108,7 @@ export class PrincipalResolver {
     return this.tx.withSystemContext('resolve an agent token to its device', async () => {
       const row = await this.repo.agent(tokenHash(token));
       if (!row) return null;
-      const partnerId = await this.repo.orgPartner(row.org_id);
-      if (!partnerId) return null;
+      const partnerId = row.partner_id;
       return {
         ...ANONYMOUS,
         kind: 'agent',

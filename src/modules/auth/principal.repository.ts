@@ -1,5 +1,71 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { Db, prepared } from '../../infra/database/db.service';
+
+const PRINCIPAL_ACTIVE_SESSION = prepared(
+  'principal_active_session',
+  `SELECT s.id, s.user_id, s.scope, s.org_id, s.partner_id, s.mfa, u.status AS user_status
+         FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+);
+
+const PRINCIPAL_ORGANIZATION_GRANT = prepared(
+  'principal_organization_grant',
+  `SELECT r.permissions, ARRAY[m.org_id]::text[] AS org_ids, o.partner_id,
+              CASE WHEN m.site_restricted THEN coalesce(
+                (SELECT array_agg(ms.site_id::text) FROM organization_membership_sites ms WHERE ms.org_id = m.org_id AND ms.user_id = m.user_id),
+                '{}') END AS site_ids
+         FROM organization_memberships m
+         JOIN roles r ON r.id = m.role_id
+         JOIN organizations o ON o.id = m.org_id AND o.status = 'active'
+         JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
+        WHERE m.user_id = $1 AND m.org_id = $2`,
+);
+
+const PRINCIPAL_PARTNER_GRANT = prepared(
+  'principal_partner_grant',
+  `SELECT r.permissions, pm.partner_id,
+              CASE WHEN pm.org_access = 'all'
+                THEN coalesce((SELECT array_agg(o.id::text) FROM organizations o WHERE o.partner_id = pm.partner_id AND o.status = 'active'), '{}')
+                ELSE coalesce((SELECT array_agg(po.org_id::text) FROM partner_membership_orgs po JOIN organizations o ON o.id = po.org_id AND o.status = 'active'
+                                WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id), '{}') END AS org_ids,
+              CASE WHEN pm.site_restricted THEN coalesce(
+                (SELECT array_agg(ps.site_id::text) FROM partner_membership_sites ps WHERE ps.partner_id = pm.partner_id AND ps.user_id = pm.user_id),
+                '{}') END AS site_ids
+         FROM partner_memberships pm
+         JOIN roles r ON r.id = pm.role_id
+         JOIN partners p ON p.id = pm.partner_id AND p.status = 'active'
+        WHERE pm.user_id = $1 AND pm.partner_id = $2`,
+);
+
+const PRINCIPAL_API_KEY = prepared(
+  'principal_api_key',
+  `UPDATE api_keys SET last_used_at = now()
+        WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+        RETURNING id, org_id, partner_id, permissions, mfa_satisfied`,
+);
+
+const PRINCIPAL_PARTNER_ORG_IDS = prepared(
+  'principal_partner_org_ids',
+  `SELECT o.id FROM organizations o JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
+        WHERE o.partner_id = $1 AND o.status = 'active'`,
+);
+
+const PRINCIPAL_ORG_PARTNER = prepared(
+  'principal_org_partner',
+  `SELECT o.partner_id FROM organizations o JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
+        WHERE o.id = $1 AND o.status = 'active'`,
+);
+
+const PRINCIPAL_AGENT = prepared(
+  'principal_agent',
+  `SELECT a.id AS agent_id, a.device_id, a.org_id, o.partner_id, d.site_id, d.status AS device_status
+     FROM agents a
+     JOIN devices d ON d.org_id = a.org_id AND d.id = a.device_id
+     JOIN organizations o ON o.id = a.org_id AND o.status = 'active'
+     JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
+    WHERE a.token_hash = $1 AND a.revoked_at IS NULL`,
+);
+
 
 export interface SessionRow {
   id: string;
@@ -9,6 +75,15 @@ export interface SessionRow {
   partner_id: string | null;
   mfa: boolean;
   user_status: string;
+}
+
+export interface AgentRow {
+  agent_id: string;
+  device_id: string;
+  org_id: string;
+  partner_id: string;
+  site_id: string;
+  device_status: string;
 }
 
 export interface GrantRow {
@@ -28,9 +103,7 @@ export class PrincipalRepository {
 
   async activeSession(sessionId: string): Promise<SessionRow | null> {
     const rows = await this.db.rows<SessionRow>(
-      `SELECT s.id, s.user_id, s.scope, s.org_id, s.partner_id, s.mfa, u.status AS user_status
-         FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+      PRINCIPAL_ACTIVE_SESSION,
       [sessionId],
     );
     return rows[0] ?? null;
@@ -39,15 +112,7 @@ export class PrincipalRepository {
   /** Grants of an organization member in one organization (active organization and partner only). */
   async organizationGrant(userId: string, orgId: string): Promise<GrantRow | null> {
     const rows = await this.db.rows<GrantRow>(
-      `SELECT r.permissions, ARRAY[m.org_id]::text[] AS org_ids, o.partner_id,
-              CASE WHEN m.site_restricted THEN coalesce(
-                (SELECT array_agg(ms.site_id::text) FROM organization_membership_sites ms WHERE ms.org_id = m.org_id AND ms.user_id = m.user_id),
-                '{}') END AS site_ids
-         FROM organization_memberships m
-         JOIN roles r ON r.id = m.role_id
-         JOIN organizations o ON o.id = m.org_id AND o.status = 'active'
-         JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
-        WHERE m.user_id = $1 AND m.org_id = $2`,
+      PRINCIPAL_ORGANIZATION_GRANT,
       [userId, orgId],
     );
     return rows[0] ?? null;
@@ -56,18 +121,7 @@ export class PrincipalRepository {
   /** Grants of a partner technician: the partner's organizations they may reach, and their sites. */
   async partnerGrant(userId: string, partnerId: string): Promise<GrantRow | null> {
     const rows = await this.db.rows<GrantRow>(
-      `SELECT r.permissions, pm.partner_id,
-              CASE WHEN pm.org_access = 'all'
-                THEN coalesce((SELECT array_agg(o.id::text) FROM organizations o WHERE o.partner_id = pm.partner_id AND o.status = 'active'), '{}')
-                ELSE coalesce((SELECT array_agg(po.org_id::text) FROM partner_membership_orgs po JOIN organizations o ON o.id = po.org_id AND o.status = 'active'
-                                WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id), '{}') END AS org_ids,
-              CASE WHEN pm.site_restricted THEN coalesce(
-                (SELECT array_agg(ps.site_id::text) FROM partner_membership_sites ps WHERE ps.partner_id = pm.partner_id AND ps.user_id = pm.user_id),
-                '{}') END AS site_ids
-         FROM partner_memberships pm
-         JOIN roles r ON r.id = pm.role_id
-         JOIN partners p ON p.id = pm.partner_id AND p.status = 'active'
-        WHERE pm.user_id = $1 AND pm.partner_id = $2`,
+      PRINCIPAL_PARTNER_GRANT,
       [userId, partnerId],
     );
     return rows[0] ?? null;
@@ -75,17 +129,14 @@ export class PrincipalRepository {
 
   async apiKey(keyHash: string): Promise<{ id: string; org_id: string | null; partner_id: string | null; permissions: string[]; mfa_satisfied: boolean } | null> {
     return this.db.one(
-      `UPDATE api_keys SET last_used_at = now()
-        WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-        RETURNING id, org_id, partner_id, permissions, mfa_satisfied`,
+      PRINCIPAL_API_KEY,
       [keyHash],
     );
   }
 
   async partnerOrgIds(partnerId: string): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>(
-      `SELECT o.id FROM organizations o JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
-        WHERE o.partner_id = $1 AND o.status = 'active'`,
+      PRINCIPAL_PARTNER_ORG_IDS,
       [partnerId],
     );
     return rows.map((r) => r.id);
@@ -93,19 +144,14 @@ export class PrincipalRepository {
 
   async orgPartner(orgId: string): Promise<string | null> {
     const rows = await this.db.rows<{ partner_id: string }>(
-      `SELECT o.partner_id FROM organizations o JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
-        WHERE o.id = $1 AND o.status = 'active'`,
+      PRINCIPAL_ORG_PARTNER,
       [orgId],
     );
     return rows[0]?.partner_id ?? null;
   }
 
-  async agent(tokenHash: string): Promise<{ agent_id: string; device_id: string; org_id: string; site_id: string; device_status: string } | null> {
-    return this.db.one(
-      `SELECT a.id AS agent_id, a.device_id, a.org_id, d.site_id, d.status AS device_status
-         FROM agents a JOIN devices d ON d.org_id = a.org_id AND d.id = a.device_id
-        WHERE a.token_hash = $1 AND a.revoked_at IS NULL`,
-      [tokenHash],
-    );
+  /** The agent of a token, with its device, organization and partner (both active), in one statement: the agent routes are hot. */
+  async agent(tokenHash: string): Promise<AgentRow | null> {
+    return this.db.one(PRINCIPAL_AGENT, [tokenHash]);
   }
 }

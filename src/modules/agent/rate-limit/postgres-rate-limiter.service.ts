@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { Db, prepared } from '../../../infra/database/db.service';
 import { DeviceRateLimiter, INGEST_BURST, INGEST_RATE_PER_SECOND, RateDecision } from './device-rate-limiter';
 
 /**
@@ -23,6 +23,8 @@ export function bucketTakeSql(org: string, device: string): string {
           RETURNING tokens`;
 }
 
+const TAKE = prepared('agent_rate_bucket_take', bucketTakeSql('$1::uuid', '$2::uuid'));
+
 /** A token comes back within 1 / rate seconds; Retry-After counts whole seconds. */
 export const DATABASE_RETRY_AFTER_SECONDS = 1;
 
@@ -35,7 +37,7 @@ export class PostgresRateLimiter extends DeviceRateLimiter {
   }
 
   async take(orgId: string, deviceId: string): Promise<RateDecision> {
-    const row = await this.db.one(bucketTakeSql('$1::uuid', '$2::uuid'), [orgId, deviceId]);
+    const row = await this.db.one(TAKE, [orgId, deviceId]);
     return row ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { Db, prepared } from '../../../infra/database/db.service';
 import type { ElevationStatus } from '../requests/elevation-request.types';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -36,21 +36,10 @@ const SELECT_APPROVAL = `
     JOIN elevation_requests e ON e.org_id = a.org_id AND e.id = a.elevation_request_id
     LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id`;
 
-@Injectable()
-export class ApprovalRepository {
-  constructor(private readonly db: Db) {}
-
-  /**
-   * One approval request per eligible technician of a pending request, and one push per phone of
-   * each, in a single statement. Eligible: an active user whose organization or partner role grants
-   * devices:execute on the request's organization and site, who has a registered phone and who is
-   * not the subject of a just-in-time request (who may not approve it). Must run in system
-   * context: technicians' memberships belong to the partner, beyond the organization scope of
-   * the ingesting agent.
-   */
-  async fanOut(orgId: string, elevationRequestId: string, ttlMinutes: number): Promise<{ approvals: number; pushes: number }> {
-    const [row] = await this.db.rows<{ approvals: string; pushes: string }>(
-      `WITH req AS (
+/** The approval requests and push-outbox rows of a pending request, in one statement (ingest's hot path). */
+const FAN_OUT = prepared(
+  'pam_approval_fan_out',
+  `WITH req AS (
          SELECT e.id, e.org_id, e.site_id, e.flow_type, e.subject_user_id, e.requested_at, o.partner_id
            FROM elevation_requests e JOIN organizations o ON o.id = e.org_id
           WHERE e.org_id = $1 AND e.id = $2 AND e.status = 'pending'
@@ -83,6 +72,23 @@ export class ApprovalRepository {
          RETURNING id
        )
        SELECT (SELECT count(*) FROM approvals) AS approvals, (SELECT count(*) FROM pushes) AS pushes`,
+);
+
+@Injectable()
+export class ApprovalRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * One approval request per eligible technician of a pending request, and one push per phone of
+   * each, in a single statement. Eligible: an active user whose organization or partner role grants
+   * devices:execute on the request's organization and site, who has a registered phone and who is
+   * not the subject of a just-in-time request (who may not approve it). Must run in system
+   * context: technicians' memberships belong to the partner, beyond the organization scope of
+   * the ingesting agent.
+   */
+  async fanOut(orgId: string, elevationRequestId: string, ttlMinutes: number): Promise<{ approvals: number; pushes: number }> {
+    const [row] = await this.db.rows<{ approvals: string; pushes: string }>(
+      FAN_OUT,
       [orgId, elevationRequestId, ttlMinutes],
     );
     return { approvals: Number(row.approvals), pushes: Number(row.pushes) };

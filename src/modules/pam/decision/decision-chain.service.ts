@@ -29,7 +29,7 @@ export class DecisionChainService {
 
   async decide(orgId: string, siteId: string, observation: Observation, context: DecisionContext = {}): Promise<Decision> {
     const defaults = context.defaults ?? (await this.defaults(orgId));
-    const rules = await this.rules(orgId);
+    const rules = await this.rules(orgId, context.rulesVersion);
     const bridgeApplies = observation.flowType === 'uac_intercept' && !!context.software?.length;
     const decision = runChain({
       observation: { ...observation, siteId },
@@ -47,9 +47,9 @@ export class DecisionChainService {
   }
 
   /** A rule that cannot be compiled fails the evaluator (pending); a database failure is not an evaluator's and propagates. */
-  private async rules(orgId: string): Promise<Evaluator<CompiledRuleSet>> {
+  private async rules(orgId: string, version: string | undefined): Promise<Evaluator<CompiledRuleSet>> {
     try {
-      return { ok: true, value: await this.ruleSets.get(orgId) };
+      return { ok: true, value: await this.ruleSets.get(orgId, version) };
     } catch (e) {
       if (e instanceof PamRuleCompileError) return { ok: false, error: e.message };
       throw e;

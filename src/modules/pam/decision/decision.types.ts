@@ -73,4 +73,6 @@ export interface DecisionContext {
   software?: readonly AppliedSoftwarePolicy[];
   /** The organization's default verdict and approval window (pam_org_config). */
   defaults?: OrgPamDefaults;
+  /** The organization's rules version, when the caller read it in its transaction already. */
+  rulesVersion?: string;
 }

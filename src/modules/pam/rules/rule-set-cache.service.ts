@@ -35,8 +35,9 @@ export class PamRuleSetCache {
     private readonly rules: PamRuleRepository,
   ) {}
 
-  async get(orgId: string): Promise<CompiledRuleSet> {
-    const version = await this.versions.current(orgId);
+  /** `knownVersion`: the version the caller read in its own transaction (saves the query). */
+  async get(orgId: string, knownVersion?: string): Promise<CompiledRuleSet> {
+    const version = knownVersion ?? (await this.versions.current(orgId));
     const entry = this.entries.get(orgId);
     if (entry && entry.version === version) {
       this.entries.delete(orgId);
