@@ -8,6 +8,7 @@ import { PamRuleRepository } from './rules/pam-rule.repository';
 import { PamRuleService } from './rules/pam-rule.service';
 import { RulePreviewRepository } from './rules/preview/rule-preview.repository';
 import { RulePreviewService } from './rules/preview/rule-preview.service';
+import { PamRuleListCache } from './rules/rule-list-cache.service';
 import { PamRuleSetCache } from './rules/rule-set-cache.service';
 import { RulesVersionRepository } from './rules/rules-version.repository';
 import { PamTierDriftJob } from './rules/tier-drift.job';
@@ -39,6 +40,7 @@ function errorReporterFor(config: AppConfig): ErrorReporter {
     RulePreviewRepository,
     RulePreviewService,
     PamRuleSetCache,
+    PamRuleListCache,
     PamTierDriftJob,
     SignerGroupRepository,
     SignerGroupService,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { Db, prepared } from '../../../infra/database/db.service';
 import type { NegatableKey, PamTimeWindow, PamVerdict } from './engine/rule.types';
 
 export interface PamRuleRow {
@@ -95,18 +95,15 @@ function values(w: PamRuleWrite): unknown[] {
 
 const ORDER = 'ORDER BY org_id, priority, created_at, id';
 
+const LIST_OF = prepared('pam_rules_list_of', `SELECT * FROM pam_rules WHERE org_id = ANY($1::uuid[]) ${ORDER}`);
+
 @Injectable()
 export class PamRuleRepository {
   constructor(private readonly db: Db) {}
 
-  /** Rules the transaction can see, in evaluation order per organization. `siteIds` null: every rule; else only rules of those sites. */
-  list(f: { orgId: string | null; siteIds: readonly string[] | null }): Promise<PamRuleRow[]> {
-    return this.db.rows<PamRuleRow>(
-      `SELECT * FROM pam_rules
-        WHERE ($1::uuid IS NULL OR org_id = $1) AND ($2::uuid[] IS NULL OR site_id = ANY($2::uuid[]))
-        ${ORDER}`,
-      [f.orgId, f.siteIds],
-    );
+  /** Every rule of these organizations the transaction can see, in evaluation order per organization. */
+  listOf(orgIds: readonly string[]): Promise<PamRuleRow[]> {
+    return this.db.rows<PamRuleRow>(LIST_OF, [orgIds]);
   }
 
   /**

@@ -16,6 +16,7 @@ import type {
 import { PamRuleRepository, type PamRuleRow, type PamRuleWrite } from './pam-rule.repository';
 import { toRuleDto, toRuleWrite } from './pam-rule-row.util';
 import { mergeRuleWrite, newRuleWrite, ruleShapeError, type RuleInput } from './rule-write.util';
+import { PamRuleListCache } from './rule-list-cache.service';
 import { RulesVersionRepository } from './rules-version.repository';
 
 /**
@@ -32,12 +33,15 @@ export class PamRuleService {
     private readonly signerGroups: SignerGroupRepository,
     private readonly versions: RulesVersionRepository,
     private readonly audit: AuditService,
+    private readonly lists: PamRuleListCache,
   ) {}
 
   async list(principal: Principal, q: ListPamRulesQueryDto): Promise<PamRuleListDto> {
     if (q.orgId) requireOrg(principal, q.orgId);
-    const rows = await this.rules.list({ orgId: q.orgId ?? null, siteIds: principal.allowedSiteIds });
-    return { success: true, rules: rows.map(toRuleDto) };
+    const rules = await this.lists.rulesOf(q.orgId ? [q.orgId] : principal.orgIds);
+    const sites = principal.allowedSiteIds;
+    // A site-restricted caller sees the rules of their sites; organization-wide rules are outside them.
+    return { success: true, rules: sites === null ? rules : rules.filter((r) => r.siteId !== null && sites.includes(r.siteId)) };
   }
 
   async create(principal: Principal, dto: CreatePamRuleDto): Promise<PamRuleResponseDto> {

@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { Db, prepared } from '../../../infra/database/db.service';
+
+const VERSIONS_OF = prepared(
+  'pam_rules_versions_of',
+  `SELECT o.id::text AS org_id, coalesce(v.version, 0)::text AS version
+     FROM unnest($1::uuid[]) AS o(id) LEFT JOIN pam_rules_versions v ON v.org_id = o.id`,
+);
+const CURRENT_VERSION = prepared('pam_rules_version', `SELECT version::text AS version FROM pam_rules_versions WHERE org_id = $1`);
 
 /**
  * The per-organization rules version. Every rule or signer-group write bumps it in its own
@@ -12,8 +19,14 @@ export class RulesVersionRepository {
 
   /** '0' when the organization never had a rule write. bigint travels as a string. */
   async current(orgId: string): Promise<string> {
-    const row = await this.db.one<{ version: string }>(`SELECT version::text AS version FROM pam_rules_versions WHERE org_id = $1`, [orgId]);
+    const row = await this.db.one<{ version: string }>(CURRENT_VERSION, [orgId]);
     return row?.version ?? '0';
+  }
+
+  /** The versions of several organizations ('0' for one without a rule write). */
+  async currentOf(orgIds: readonly string[]): Promise<Map<string, string>> {
+    const rows = await this.db.rows<{ org_id: string; version: string }>(VERSIONS_OF, [orgIds]);
+    return new Map(rows.map((r) => [r.org_id, r.version]));
   }
 
   async bump(orgId: string): Promise<string> {
