@@ -1,37 +1,11 @@
-import type { PamRuleRow } from './pam-rule.repository';
 import { PamRuleListCache, RULE_LIST_CACHE_SIZE } from './rule-list-cache.service';
+import { pamRuleRow } from '../../../../test/factories/pam-rule-row.factory';
+
+const row = (orgId: string, name: string) => pamRuleRow({ org_id: orgId, name, match_signer: 'Acme' });
 
 const ORG_A = '00000000-0000-4000-8000-00000000000a';
 const ORG_B = '00000000-0000-4000-8000-00000000000b';
 
-function row(orgId: string, name: string): PamRuleRow {
-  const at = new Date('2025-01-01T00:00:00Z');
-  return {
-    id: `00000000-0000-4000-8000-${name.padStart(12, '0')}`,
-    org_id: orgId,
-    site_id: null,
-    name,
-    verdict: 'auto_approve',
-    priority: 100,
-    enabled: true,
-    match_signer: 'Acme',
-    match_signer_group_id: null,
-    match_hash: null,
-    match_path_glob: null,
-    match_parent_image: null,
-    match_command_line: null,
-    match_user: null,
-    match_ad_group: null,
-    match_tool_name: null,
-    match_risk_tier: null,
-    match_negate: null,
-    time_window: null,
-    approval_duration_minutes: null,
-    created_by: null,
-    created_at: at,
-    updated_at: at,
-  };
-}
 
 /** In-memory stand-ins for the version and rule repositories, counting what they are asked. */
 function world() {

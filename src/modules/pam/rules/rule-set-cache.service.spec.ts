@@ -1,44 +1,16 @@
 import { evaluate, PamRuleCompileError } from './engine/rule-engine';
-import type { PamRuleRow } from './pam-rule.repository';
 import { PamRuleSetCache, RULE_SET_CACHE_SIZE } from './rule-set-cache.service';
+import { pamRuleRow as row, RULE_ORG_ID } from '../../../../test/factories/pam-rule-row.factory';
 
-const ORG = '00000000-0000-4000-8000-00000000000a';
+const ORG = RULE_ORG_ID;
 const GROUP = '00000000-0000-4000-8000-0000000000f1';
 
-function row(overrides: Partial<PamRuleRow>): PamRuleRow {
-  return {
-    id: '00000000-0000-4000-8000-000000000001',
-    org_id: ORG,
-    site_id: null,
-    name: 'rule',
-    verdict: 'auto_approve',
-    priority: 100,
-    enabled: true,
-    match_signer: null,
-    match_signer_group_id: null,
-    match_hash: null,
-    match_path_glob: null,
-    match_parent_image: null,
-    match_command_line: null,
-    match_user: null,
-    match_ad_group: null,
-    match_tool_name: null,
-    match_risk_tier: null,
-    match_negate: null,
-    time_window: null,
-    approval_duration_minutes: null,
-    created_by: null,
-    created_at: new Date('2025-01-01T00:00:00Z'),
-    updated_at: new Date('2025-01-01T00:00:00Z'),
-    ...overrides,
-  };
-}
 
 /** In-memory stand-ins for the three repositories the cache reads. */
 function world() {
   const state = {
     version: '1',
-    rules: [row({ match_signer: 'Acme' })],
+    rules: [row({ match_signer: 'Acme', name: 'rule' })],
     groups: [] as { id: string; signers: string[] }[],
     loads: 0,
   };

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ErrorReporter, type ErrorEvent } from '../shared/error-reporter.service';
 import type { PamRuleRow } from './pam-rule.repository';
 import { PamTierDriftJob, TIER_DRIFT_TAG } from './tier-drift.job';
+import { pamRuleRow as rule } from '../../../../test/factories/pam-rule-row.factory';
 
 class RecordingReporter extends ErrorReporter {
   readonly events: ErrorEvent[] = [];
@@ -10,36 +11,6 @@ class RecordingReporter extends ErrorReporter {
   }
 }
 
-let next = 0;
-function rule(overrides: Partial<PamRuleRow>): PamRuleRow {
-  next++;
-  return {
-    id: `00000000-0000-4000-8000-${String(next).padStart(12, '0')}`,
-    org_id: '00000000-0000-4000-8000-00000000000a',
-    site_id: null,
-    name: `rule ${next}`,
-    verdict: 'auto_approve',
-    priority: 100,
-    enabled: true,
-    match_signer: null,
-    match_signer_group_id: null,
-    match_hash: null,
-    match_path_glob: null,
-    match_parent_image: null,
-    match_command_line: null,
-    match_user: null,
-    match_ad_group: null,
-    match_tool_name: null,
-    match_risk_tier: null,
-    match_negate: null,
-    time_window: null,
-    approval_duration_minutes: null,
-    created_by: null,
-    created_at: new Date(),
-    updated_at: new Date(),
-    ...overrides,
-  };
-}
 
 function job(rows: PamRuleRow[]) {
   const reporter = new RecordingReporter();
