@@ -108,13 +108,12 @@ export class PrincipalResolver {
     return this.tx.withSystemContext('resolve an agent token to its device', async () => {
       const row = await this.repo.agent(tokenHash(token));
       if (!row) return null;
-      const partnerId = row.partner_id;
       return {
         ...ANONYMOUS,
         kind: 'agent',
         scope: 'organization',
         orgId: row.org_id,
-        partnerId,
+        partnerId: row.partner_id,
         orgIds: [row.org_id],
         agent: { agentId: row.agent_id, deviceId: row.device_id, orgId: row.org_id, siteId: row.site_id },
       };
