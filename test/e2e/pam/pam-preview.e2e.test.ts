@@ -57,15 +57,23 @@ describe('PAM rule preview', () => {
   });
 
   it('restricts the scan to one flow type when asked', async () => {
-    const res = await preview({ matchSigner: 'Contoso', flowType: 'tech_jit_admin' }).expect(200);
-    expect(res.body).toMatchObject({ totalMatched: 1, totalScanned: 1, sample: [{ id: r.jit, flowType: 'tech_jit_admin', status: 'denied' }] });
+    const res = await preview({ matchSigner: 'acme corp', flowType: 'uac_intercept' }).expect(200);
+    expect(res.body).toMatchObject({ totalMatched: 3, totalScanned: 4 });
     expectError(await preview({ matchSigner: 'Contoso', flowType: 'uac' }), 400, 'validation_failed');
   });
 
+  it('matches no JIT request, since no rule governs that flow type', async () => {
+    const res = await preview({ matchSigner: 'Contoso', flowType: 'tech_jit_admin' }).expect(200);
+    expect(res.body).toMatchObject({ totalMatched: 0, totalScanned: 1, sample: [] });
+  });
+
   it('never turns missing data into a match when a criterion is negated', async () => {
-    const res = await preview({ matchSigner: 'Acme Corp', matchNegate: ['signer'] }).expect(200);
-    expect(res.body.sample.map((s: { id: string }) => s.id)).toEqual([r.jit]);
-    expect(res.body.totalMatched).toBe(1);
+    // The one request with another signer is the JIT request (no rule governs it); the unsigned one lacks the value.
+    const signer = await preview({ matchSigner: 'Acme Corp', matchNegate: ['signer'] }).expect(200);
+    expect(signer.body.totalMatched).toBe(0);
+    const user = await preview({ matchUser: 'alice', matchNegate: ['user'] }).expect(200);
+    expect(user.body.sample.map((s: { id: string }) => s.id)).toEqual([r.approved]);
+    expect(user.body.totalMatched).toBe(1);
   });
 
   it('matches path globs, users, tool names and sites as the engine does', async () => {
@@ -175,7 +183,8 @@ describe('PAM rule preview past the scan limit', () => {
     const res = await previewLimited({ matchSigner: 'acme', windowDays: 1, flowType: 'uac_intercept' });
     expect(res.body).toMatchObject({ totalScanned: 4, totalMatched: 3, truncated: false });
     const all = await w.as.adminB.post('/pam/rules/preview', { matchSigner: 'acme', windowDays: 3 }).expect(200);
-    expect(all.body).toMatchObject({ totalScanned: 7, totalMatched: 6, truncated: false });
+    // Six requests name the signer; the JIT one is not matched, since no rule governs that flow type.
+    expect(all.body).toMatchObject({ totalScanned: 7, totalMatched: 5, truncated: false });
   });
 
   it('samples at most twenty matches, newest first', async () => {

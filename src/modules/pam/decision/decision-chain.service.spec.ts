@@ -12,8 +12,9 @@ const prompt: Observation = { flowType: 'uac_intercept', path: 'C:\\Tools\\fix.e
 
 function service(rules: () => Promise<CompiledRuleSet>, verdict: 'require_approval' | 'auto_deny' = 'require_approval') {
   const settingsFor = jest.fn(async (orgId: string) => ({ orgId, defaultUnmatchedVerdict: verdict, defaultApprovalDurationMinutes: 30 }));
-  const chain = new DecisionChainService({ get: jest.fn(rules) } as unknown as PamRuleSetCache, { settingsFor } as unknown as PamConfigService);
-  return { chain, settingsFor };
+  const get = jest.fn(rules);
+  const chain = new DecisionChainService({ get } as unknown as PamRuleSetCache, { settingsFor } as unknown as PamConfigService);
+  return { chain, settingsFor, get };
 }
 
 function blocklist(updatedAt: number, entries: unknown[]): AppliedSoftwarePolicy {
@@ -54,6 +55,16 @@ describe('DecisionChainService', () => {
       throw new Error('connection terminated');
     });
     await expect(chain.decide(ORG, SITE, prompt)).rejects.toThrow('connection terminated');
+  });
+
+  it('does not read the rules for a JIT request: the organization default decides it', async () => {
+    const approveEveryone = async () =>
+      compileRules([{ id: 'r1', name: 'All', verdict: 'auto_approve', priority: 1, enabled: true, siteId: null, approvalDurationMinutes: 1440, createdAt: at, matchUser: 'nobody', matchNegate: ['user'] }], new Map());
+    const { chain, get } = service(approveEveryone, 'auto_deny');
+    const jit: Observation = { flowType: 'tech_jit_admin', user: 'CORP\\ann', at };
+    expect(await chain.decide(ORG, SITE, jit)).toMatchObject({ outcome: 'denied', source: 'org_default', rule: null });
+    expect(get).not.toHaveBeenCalled();
+    expect(await chain.decide(ORG, SITE, { ...prompt, user: 'CORP\\ann' })).toMatchObject({ outcome: 'auto_approved', rule: { id: 'r1' } });
   });
 
   it('runs the bridge for observed prompts only', async () => {

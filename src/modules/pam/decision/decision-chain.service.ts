@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PamConfigService } from '../config/pam-config.service';
-import { PamRuleCompileError, type CompiledRuleSet } from '../rules/engine/rule-engine';
+import { isRuleGovernedFlow, PamRuleCompileError, type CompiledRuleSet } from '../rules/engine/rule-engine';
 import type { Observation } from '../rules/engine/rule.types';
 import { PamRuleSetCache } from '../rules/rule-set-cache.service';
 import { Evaluator, runChain } from './decision-chain.util';
@@ -11,6 +11,7 @@ const MAX_POLICIES = 10_000;
 
 /**
  * The decision chain (pam.md 1.3) for every flow: agent ingest, JIT requests and tool actions.
+ * Rules are read only for the flow types they govern; a JIT request gets the organization default.
  * Runs in the caller's transaction and writes nothing; the caller stores the outcome.
  *
  * `observation.at` must be the server's decision time (ingest uses the database clock of its
@@ -29,7 +30,8 @@ export class DecisionChainService {
 
   async decide(orgId: string, siteId: string, observation: Observation, context: DecisionContext = {}): Promise<Decision> {
     const defaults = context.defaults ?? (await this.defaults(orgId));
-    const rules = await this.rules(orgId, context.rulesVersion);
+    // A flow type no rule governs (tech_jit_admin) does not even read the rules.
+    const rules = isRuleGovernedFlow(observation.flowType) ? await this.rules(orgId, context.rulesVersion) : null;
     const bridgeApplies = observation.flowType === 'uac_intercept' && !!context.software?.length;
     const decision = runChain({
       observation: { ...observation, siteId },

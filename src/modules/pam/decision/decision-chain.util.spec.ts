@@ -74,8 +74,26 @@ describe('decision chain', () => {
     expect(chain([rule({ verdict: 'ignore' })])).toMatchObject({ outcome: 'ignored', source: 'pam_rule' });
   });
 
-  it('never drops a request a person made: ignore is pending for a JIT request', () => {
-    expect(chain([rule({ verdict: 'ignore', matchPathGlob: null, matchUser: 'CORP\\ann' })], {}, { flowType: 'tech_jit_admin', path: null })).toMatchObject({ outcome: 'pending' });
+  it('decides a JIT request by the organization default alone, whatever rule would match its user', () => {
+    const jit = { flowType: 'tech_jit_admin' as const, path: null, hash: null, signer: null };
+    for (const verdict of ['auto_approve', 'auto_deny', 'ignore', 'require_approval'] as const) {
+      const byName = rule({ verdict, matchPathGlob: null, matchUser: 'CORP\\ann', approvalDurationMinutes: 1440 });
+      const negated = rule({ verdict, matchPathGlob: null, matchUser: 'CORP\\intern', matchNegate: ['user'] });
+      expect(chain([byName, negated], {}, jit)).toMatchObject({ outcome: 'pending', source: 'org_default', rule: null, durationMinutes: null });
+      expect(chain([byName, negated], { defaults: { ...defaults, defaultUnmatchedVerdict: 'auto_deny' } }, jit)).toMatchObject({ outcome: 'denied', source: 'org_default', rule: null });
+    }
+  });
+
+  it('does not let rules that fail to compile, or are not even read, change a JIT decision', () => {
+    const jit = observe({ flowType: 'tech_jit_admin', path: null });
+    const autoDeny = { ...defaults, defaultUnmatchedVerdict: 'auto_deny' as const };
+    expect(runChain({ observation: jit, software: null, rules: { ok: false, error: 'rule x cannot be compiled' }, defaults: autoDeny })).toMatchObject({ outcome: 'denied', source: 'org_default' });
+    expect(runChain({ observation: jit, software: null, rules: null, defaults })).toMatchObject({ outcome: 'pending', source: 'org_default', error: null });
+  });
+
+  it('records an observed prompt as pending when its rules were not read', () => {
+    const autoDeny = { ...defaults, defaultUnmatchedVerdict: 'auto_deny' as const };
+    expect(runChain({ observation: observe(), software: null, rules: null, defaults: autoDeny })).toMatchObject({ outcome: 'pending', source: null });
   });
 
   it('applies site-scoped rules only on their site', () => {
@@ -97,7 +115,7 @@ describe('decision chain', () => {
     expect(badPolicy).toMatchObject({ outcome: 'pending', error: 'bad policy' });
     const exploding = {
       rules: [],
-      get executable(): never {
+      get byFlow(): never {
         throw new Error('evaluator exploded');
       },
     };

@@ -1,4 +1,4 @@
-import { evaluate, type CompiledRuleSet } from '../rules/engine/rule-engine';
+import { evaluate, isRuleGovernedFlow, type CompiledRuleSet } from '../rules/engine/rule-engine';
 import type { Observation, PamRuleDefinition } from '../rules/engine/rule.types';
 import { ALLOWLIST_APPROVAL_MINUTES, Decision, DecisionRule, OrgPamDefaults } from './decision.types';
 import { runBridge, type BridgeResult, type CompiledSoftwarePolicy } from './software-bridge.util';
@@ -10,7 +10,8 @@ export interface ChainInput {
   observation: Observation;
   /** null: the bridge does not apply (not an observed executable, or no software policy). */
   software: Evaluator<readonly CompiledSoftwarePolicy[]> | null;
-  rules: Evaluator<CompiledRuleSet>;
+  /** null: no rule governs the flow type (tech_jit_admin), so none is consulted. */
+  rules: Evaluator<CompiledRuleSet> | null;
   defaults: OrgPamDefaults;
 }
 
@@ -34,6 +35,8 @@ function errorMessage(e: unknown): string {
  *   ignore → ignored for an observed prompt (no row), pending for any other flow, since a
  *   request a person or a tool made cannot be dropped unanswered.
  * - no rule → the default: require_approval → pending, auto_deny → denied.
+ * - tech_jit_admin → the default only: no rule governs it (see RULE_FLOW_TYPES), so neither a
+ *   rule nor a broken rule changes its outcome, and it is never auto-approved.
  */
 export function runChain(input: ChainInput): Decision {
   const { observation, defaults } = input;
@@ -50,12 +53,15 @@ export function runChain(input: ChainInput): Decision {
   if (bridge.verdict === 'deny') return { ...base, outcome: 'denied', source: 'software_policy', rule: null, durationMinutes: null };
   if (bridge.verdict === 'allow') return { ...base, outcome: 'auto_approved', source: 'software_policy', rule: null, durationMinutes: ALLOWLIST_APPROVAL_MINUTES };
 
-  if (!input.rules.ok) return pendingAfterError(input.rules.error, bridge);
-  let matched: PamRuleDefinition | null;
-  try {
-    matched = evaluate(input.rules.value, observation)?.rule ?? null;
-  } catch (e) {
-    return pendingAfterError(errorMessage(e), bridge);
+  let matched: PamRuleDefinition | null = null;
+  if (isRuleGovernedFlow(observation.flowType)) {
+    if (input.rules === null) return pendingAfterError('rules were not read for a flow type they govern', bridge);
+    if (!input.rules.ok) return pendingAfterError(input.rules.error, bridge);
+    try {
+      matched = evaluate(input.rules.value, observation)?.rule ?? null;
+    } catch (e) {
+      return pendingAfterError(errorMessage(e), bridge);
+    }
   }
   if (matched) {
     const rule = ruleOf(matched);

@@ -4,7 +4,7 @@ import type { ElevationStatus } from '../requests/elevation-request.types';
 
 export class CreateJitRequestDto {
   @IsUUID() deviceId: string;
-  /** Requested admin window, 1 to 1440 minutes; an automatic approval grants at most this. */
+  /** Requested admin window, 1 to 1440 minutes. Decided by a person (or denied by the organization default), never by a rule. */
   @IsInt() @Min(1) @Max(1440) durationMinutes: number;
   /** Why the technician needs admin rights, 1 to 2000 characters. */
   @IsString() @Length(1, 2000) @Matches(/\S/, { message: 'reason must not be blank' }) @NoNul() reason: string;

@@ -36,9 +36,8 @@ export class FlowService {
     if (principal.kind !== 'user' || !principal.userId) throw FlowErrors.userRequired();
     const device = await this.device(principal, dto.deviceId);
     const subject = (await this.repo.subjectName(principal.userId, null))!;
+    // No rule governs tech_jit_admin: the organization default decides (pending or denied), never an automatic approval.
     const decision = await this.chain.decide(device.org_id, device.site_id, { flowType: 'tech_jit_admin', user: subject, at: device.now });
-    // An automatic approval never grants more than the technician asked for.
-    const granted = decision.outcome === 'auto_approved' ? Math.min(dto.durationMinutes, decision.durationMinutes ?? dto.durationMinutes) : dto.durationMinutes;
     return this.record(device, decision, {
       orgId: device.org_id,
       siteId: device.site_id,
@@ -51,7 +50,7 @@ export class FlowService {
       toolAction: null,
       riskTier: null,
       actionDigest: null,
-      durationMinutes: granted,
+      durationMinutes: dto.durationMinutes,
     });
   }
 

@@ -3,6 +3,7 @@ import {
   compileRule,
   compileRules,
   evaluate,
+  isRuleGovernedFlow,
   matchesPrepared,
   matchesRule,
   PamRuleCompileError,
@@ -222,10 +223,10 @@ describe('matchesRule', () => {
   });
 
   describe('flow types', () => {
-    it('applies executable rules to UAC prompts and JIT admin requests, never to tool actions', () => {
+    it('applies executable rules to UAC prompts only, never to JIT admin requests or tool actions', () => {
       const definition = rule({ matchSigner: 'Acme Software Ltd' });
       expect(matches(definition, observe({ flowType: 'uac_intercept' }))).toBe(true);
-      expect(matches(definition, observe({ flowType: 'tech_jit_admin' }))).toBe(true);
+      expect(matches(definition, observe({ flowType: 'tech_jit_admin' }))).toBe(false);
       expect(matches(definition, observe({ flowType: 'ai_tool_action', toolName: 'run_script' }))).toBe(false);
     });
 
@@ -236,10 +237,22 @@ describe('matchesRule', () => {
       expect(matches(definition, toolObservation({ flowType: 'tech_jit_admin' }))).toBe(false);
     });
 
-    it('keeps rules on user or directory group alone away from tool actions', () => {
+    it('keeps rules on user or directory group alone on UAC prompts, away from JIT requests and tool actions', () => {
       const definition = rule({ matchUser: 'CORP\\alice' });
-      expect(matches(definition, observe({ flowType: 'tech_jit_admin' }))).toBe(true);
+      expect(matches(definition, observe({ flowType: 'uac_intercept' }))).toBe(true);
+      expect(matches(definition, observe({ flowType: 'tech_jit_admin' }))).toBe(false);
       expect(matches(definition, toolObservation())).toBe(false);
+    });
+
+    it('gives a JIT request no rule at all: the compiled set has no partition for it', () => {
+      const negatedUser = rule({ verdict: 'auto_approve', matchUser: 'CORP\\intern', matchNegate: ['user'] });
+      const set = compileRules([negatedUser, rule({ matchSigner: 'Acme Software Ltd' }), rule({ matchToolName: 'run_script' })], new Map());
+      expect(Object.keys(set.byFlow).sort()).toEqual(['ai_tool_action', 'uac_intercept']);
+      expect(evaluate(set, observe({ flowType: 'tech_jit_admin' }))).toBeNull();
+      expect(evaluate(set, observe({ flowType: 'uac_intercept' }))?.rule).toBe(negatedUser);
+      expect(isRuleGovernedFlow('tech_jit_admin')).toBe(false);
+      expect(isRuleGovernedFlow('uac_intercept')).toBe(true);
+      expect(isRuleGovernedFlow('ai_tool_action')).toBe(true);
     });
 
     it('matches nothing for an unknown flow type', () => {

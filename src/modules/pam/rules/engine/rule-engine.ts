@@ -1,6 +1,6 @@
 import { compileGlobPattern, matchGlobSegments, toGlobSegments, type GlobPattern } from './glob.util';
-import { isCriterionSet, isToolActionShaped } from './rule-shape.util';
-import type { CriterionField, NegatableKey, Observation, PamRuleDefinition } from './rule.types';
+import { isCriterionSet, ruleFlowType } from './rule-shape.util';
+import { RULE_FLOW_TYPES, type CriterionField, type NegatableKey, type Observation, type PamRuleDefinition, type RuleFlowType } from './rule.types';
 import {
   compileTimeWindow,
   isWithinCompiledWindow,
@@ -21,9 +21,13 @@ import { asciiLower, intern } from './text.util';
  * membership of the signer; the risk tier by equality; path and parent image by glob.
  * `matchNegate` inverts a criterion, but a criterion on a value the observation lacks
  * never holds, negated or not (spec 4.2 rule 4). A rule with a site applies to that
- * site only. Tool-action rules see ai_tool_action requests only, every other rule
- * uac_intercept and tech_jit_admin requests only. The time window is read at the
- * server's decision time.
+ * site only. The time window is read at the server's decision time.
+ *
+ * Flow types: every rule governs the one flow type its shape implies (`ruleFlowType`):
+ * tool-action rules ai_tool_action requests, every other rule uac_intercept requests.
+ * The compiled set keeps one partition per governed flow type and there is none for
+ * tech_jit_admin, so a just-in-time request never reaches any rule, whatever its
+ * criteria or negations; the decision chain gives it the organization default.
  *
  * Evaluation does not scan every rule: each compiled set files a rule under one
  * value it cannot match without (its hash, signer, a path or parent-image segment,
@@ -31,9 +35,12 @@ import { asciiLower, intern } from './text.util';
  * filed under its own values plus those filed under none, in evaluation order.
  */
 
+/** A flow type no rule governs (tech_jit_admin, or an unknown one): matches no rule. */
 const FLOW_NONE = 0;
-const FLOW_EXECUTABLE = 1;
+const FLOW_UAC_INTERCEPT = 1;
 const FLOW_TOOL_ACTION = 2;
+
+const FLOW_CODE: Readonly<Record<RuleFlowType, number>> = { uac_intercept: FLOW_UAC_INTERCEPT, ai_tool_action: FLOW_TOOL_ACTION };
 
 /** Thrown when a rule cannot be compiled; the decision chain must then record the request as pending. */
 export class PamRuleCompileError extends Error {
@@ -97,10 +104,11 @@ export interface RuleBuckets {
 export interface CompiledRuleSet {
   /** Enabled rules in evaluation order: priority, then createdAt, then id, ascending. */
   readonly rules: readonly CompiledRule[];
-  /** Rules for uac_intercept and tech_jit_admin requests. */
-  readonly executable: RuleBuckets;
-  /** Rules for ai_tool_action requests. */
-  readonly toolAction: RuleBuckets;
+  /**
+   * One partition per flow type a rule can govern, each holding only that flow's rules. There
+   * is deliberately no partition for tech_jit_admin.
+   */
+  readonly byFlow: Readonly<Record<RuleFlowType, RuleBuckets>>;
 }
 
 /** An observation with every value folded and split once, for matching against many rules. */
@@ -129,9 +137,7 @@ function folded(value: string | null | undefined): string | null {
 }
 
 function flowOf(flowType: string): number {
-  if (flowType === 'ai_tool_action') return FLOW_TOOL_ACTION;
-  if (flowType === 'uac_intercept' || flowType === 'tech_jit_admin') return FLOW_EXECUTABLE;
-  return FLOW_NONE;
+  return (RULE_FLOW_TYPES as readonly string[]).includes(flowType) ? FLOW_CODE[flowType as RuleFlowType] : FLOW_NONE;
 }
 
 export function prepareObservation(observation: Observation): PreparedObservation {
@@ -184,7 +190,7 @@ export function compileRule(rule: PamRuleDefinition, signerGroups: SignerGroupMe
   return {
     rule,
     match: { rule },
-    flow: isToolActionShaped(rule) ? FLOW_TOOL_ACTION : FLOW_EXECUTABLE,
+    flow: FLOW_CODE[ruleFlowType(rule)],
     siteId: rule.siteId ? intern(asciiLower(rule.siteId)) : null,
     signer: text('matchSigner'),
     signerNegated: negated('signer'),
@@ -309,8 +315,10 @@ export function compileRules(rules: readonly PamRuleDefinition[], signerGroups: 
     .map((rule) => compileRule(rule, signerGroups));
   return {
     rules: compiled,
-    executable: fileRules(compiled, FLOW_EXECUTABLE),
-    toolAction: fileRules(compiled, FLOW_TOOL_ACTION),
+    byFlow: {
+      uac_intercept: fileRules(compiled, FLOW_UAC_INTERCEPT),
+      ai_tool_action: fileRules(compiled, FLOW_TOOL_ACTION),
+    },
   };
 }
 
@@ -434,12 +442,19 @@ function firstMatch(rules: readonly CompiledRule[], lists: Int32Array[], o: Prep
   }
 }
 
-/** The first rule in evaluation order that matches, or null when none does. */
+/** Whether any rule can govern requests of this flow type (false for tech_jit_admin). */
+export function isRuleGovernedFlow(flowType: string): flowType is RuleFlowType {
+  return flowOf(flowType) !== FLOW_NONE;
+}
+
+/**
+ * The first rule in evaluation order that matches, or null when none does. Only the partition
+ * of the observation's flow type is searched; a flow type without one sees no rule at all.
+ */
 export function evaluate(set: CompiledRuleSet, observation: Observation): RuleMatch | null {
+  if (!isRuleGovernedFlow(observation.flowType)) return null;
   const prepared = prepareObservation(observation);
-  const buckets =
-    prepared.flow === FLOW_EXECUTABLE ? set.executable : prepared.flow === FLOW_TOOL_ACTION ? set.toolAction : null;
-  if (buckets === null) return null;
+  const buckets = set.byFlow[observation.flowType];
   const lists = candidateLists(buckets, prepared);
   return lists.length === 0 ? null : firstMatch(set.rules, lists, prepared);
 }

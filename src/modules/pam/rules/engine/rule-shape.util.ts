@@ -11,6 +11,7 @@ import {
   type NegatableKey,
   type PamRuleCriteria,
   type PamVerdict,
+  type RuleFlowType,
 } from './rule.types';
 import { validateTimeWindow } from './time-window.util';
 
@@ -44,6 +45,11 @@ export function isCriterionSet(criteria: PamRuleCriteria, field: CriterionField)
 /** Tool-action-shaped: pins a tool name or a risk tier, and so governs ai_tool_action requests only. */
 export function isToolActionShaped(criteria: PamRuleCriteria): boolean {
   return TOOL_ACTION_CRITERIA.some((field) => isCriterionSet(criteria, field));
+}
+
+/** The one flow type a rule governs: tool actions for a tool-action-shaped rule, observed prompts for any other. */
+export function ruleFlowType(criteria: PamRuleCriteria): RuleFlowType {
+  return isToolActionShaped(criteria) ? 'ai_tool_action' : 'uac_intercept';
 }
 
 function trimOrNull(value: string | null | undefined): string | null | undefined {

@@ -7,18 +7,18 @@ function sql(criteria: SqlRuleInput, params: unknown[] = []) {
 }
 
 describe('ruleToSql', () => {
-  it('restricts executable rules to UAC and JIT requests and tool-action rules to tool actions', () => {
+  it('restricts executable and user rules to UAC requests and tool-action rules to tool actions, never JIT requests', () => {
     const executable = sql({ matchSigner: 'Acme' });
-    expect(executable.text).toContain("COALESCE(er.flow_type::text = ANY($1::text[]), FALSE)");
-    expect(executable.params[0]).toEqual(['uac_intercept', 'tech_jit_admin']);
-    expect(sql({ matchRiskTier: 2 }).params[0]).toEqual(['ai_tool_action']);
-    expect(sql({ matchUser: 'bob' }).params[0]).toEqual(['uac_intercept', 'tech_jit_admin']);
+    expect(executable.text).toContain('COALESCE(er.flow_type::text = $1::text, FALSE)');
+    expect(executable.params[0]).toBe('uac_intercept');
+    expect(sql({ matchRiskTier: 2 }).params[0]).toBe('ai_tool_action');
+    expect(sql({ matchUser: 'bob', matchNegate: ['user'] }).params[0]).toBe('uac_intercept');
   });
 
   it('appends its parameters after those already in the list', () => {
     const { text, params } = sql({ matchSigner: 'Acme', matchUser: 'bob' }, ['existing']);
-    expect(params).toEqual(['existing', ['uac_intercept', 'tech_jit_admin'], 'acme', 'bob']);
-    expect(text).toContain('$2::text[]');
+    expect(params).toEqual(['existing', 'uac_intercept', 'acme', 'bob']);
+    expect(text).toContain('$2::text');
     expect(text).toContain('$3::text');
     expect(text).toContain('$4::text');
     expect(text).not.toContain('$1');
@@ -70,7 +70,7 @@ describe('ruleToSql', () => {
     const tool = sql({ matchToolName: 'Run_Script', matchRiskTier: 3 });
     expect(tool.text).toContain('lower(er.tool_name COLLATE "C") =');
     expect(tool.text).toContain('(er.risk_tier IS NOT NULL AND (er.risk_tier = $2::int))');
-    expect(tool.params).toEqual([['ai_tool_action'], 3, 'run_script']);
+    expect(tool.params).toEqual(['ai_tool_action', 3, 'run_script']);
   });
 
   it('passes globs as the regular expression of globToPosixRegex', () => {

@@ -1,6 +1,6 @@
 import { asciiLower } from './text.util';
 import { globToPosixRegex } from './glob.util';
-import { isCriterionSet, isToolActionShaped } from './rule-shape.util';
+import { isCriterionSet, ruleFlowType } from './rule-shape.util';
 import type { CriterionField, FlowType, NegatableKey, Observation, PamRuleCriteria } from './rule.types';
 import { compileTimeWindow } from './time-window.util';
 
@@ -29,8 +29,6 @@ export interface SqlRuleInput extends PamRuleCriteria {
 }
 
 const ALIAS = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const EXECUTABLE_FLOWS: readonly FlowType[] = ['uac_intercept', 'tech_jit_admin'];
-const TOOL_ACTION_FLOWS: readonly FlowType[] = ['ai_tool_action'];
 
 /**
  * Appends the rule's parameters to `params` and returns a boolean SQL expression over
@@ -48,8 +46,8 @@ export function ruleToSql(criteria: SqlRuleInput, alias: string, params: unknown
   const criterion = (col: string, key: NegatableKey, test: string) =>
     `(${present(col)} AND ${negate.includes(key) ? 'NOT ' : ''}(${test}))`;
 
-  const flows = isToolActionShaped(criteria) ? TOOL_ACTION_FLOWS : EXECUTABLE_FLOWS;
-  const parts = [`COALESCE(${column('flow_type')}::text = ANY(${param(flows, 'text[]')}), FALSE)`];
+  // A rule matches requests of the one flow type it governs (never tech_jit_admin), as in the engine.
+  const parts = [`COALESCE(${column('flow_type')}::text = ${param(ruleFlowType(criteria), 'text')}, FALSE)`];
 
   if (criteria.siteId) {
     const siteId = column('site_id');

@@ -10,6 +10,16 @@ export type PamVerdict = (typeof PAM_VERDICTS)[number];
 export const FLOW_TYPES = ['uac_intercept', 'tech_jit_admin', 'ai_tool_action'] as const;
 export type FlowType = (typeof FLOW_TYPES)[number];
 
+/**
+ * The flow types a PAM rule can govern. Every rule governs exactly one, implied by its shape
+ * (`ruleFlowType`): a tool-action-shaped rule governs ai_tool_action requests, any other rule
+ * observed prompts (uac_intercept). No rule governs tech_jit_admin: a technician's request for
+ * admin rights is decided by the organization default alone, so that a rule written for consent
+ * prompts (a negated user, say) can never hand out a day of admin rights.
+ */
+export const RULE_FLOW_TYPES = ['uac_intercept', 'ai_tool_action'] as const satisfies readonly FlowType[];
+export type RuleFlowType = (typeof RULE_FLOW_TYPES)[number];
+
 /** The keys accepted in `matchNegate` (spec 2.2), each naming one criterion. */
 export const NEGATABLE_KEYS = [
   'signer',

@@ -63,7 +63,7 @@ describe('previewMatchSql', () => {
     const params: unknown[] = [];
     const sql = previewMatchSql({ matchSigner: 'Acme' }, 'er', params);
     expect(sql).not.toContain('LIKE');
-    expect(params).toEqual([['uac_intercept', 'tech_jit_admin'], 'acme']);
+    expect(params).toEqual(['uac_intercept', 'acme']);
   });
 
   it('tests a glob with at most one ** without a regular expression, after the cheap criteria', () => {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../../../../common/principal';
 import { APP_CONFIG, type AppConfig } from '../../../../infra/config/app-config';
+import { NO_SCOPE, type TenantScope } from '../../../../infra/database/tenant-scope';
 import { TenantTransaction } from '../../../../infra/database/tenant-transaction.service';
 import { PamErrors } from '../../pam.errors';
 import { targetOrg } from '../../shared/pam-access.util';
@@ -56,7 +57,7 @@ export class RulePreviewService {
     if (shape) throw shape;
     // Narrowed to the one organization: row-level security then compares each row with a
     // one-element list, however many organizations a partner technician reaches.
-    const narrowed = { scope: principal.scope, orgIds: [orgId], partnerIds: [], userId: principal.userId };
+    const narrowed: TenantScope = { ...NO_SCOPE, scope: principal.scope, orgIds: [orgId], userId: principal.userId };
     return this.tx.run(narrowed, async () => {
       if (draft.siteId && !(await this.rules.siteBelongsToOrg(orgId, draft.siteId))) throw PamErrors.siteOutsideOrg();
       let signerGroupSigners: string[] | null = null;
