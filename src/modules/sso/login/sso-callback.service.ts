@@ -7,6 +7,7 @@ import { LoginAudit } from './login-audit.service';
 import { amrIncludesMfa, domainAllowed, mapIdentity, profileClaims } from './oidc-claims.util';
 import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
 import { OidcLoginStarter } from './oidc-login-starter.service';
+import { signedInLocation } from './redirect-path.util';
 import { asLinkRejection, LinkRejection, LoginRejection } from './sso-login.errors';
 import { LoginProviderRow, LoginSessionRow, SsoLoginRepository } from './sso-login.repository';
 import { isWellFormedState, stateMatchesCookie } from './state-cookie.util';
@@ -140,7 +141,7 @@ export class SsoCallbackService {
     }
     const signedIn = await this.accounts.signIn(verified);
     if (signedIn instanceof LoginRejection) return loginFailureLocation(signedIn.code);
-    return `${session.redirect_url}#ssoCode=${signedIn.exchangeCode}`;
+    return signedInLocation(session.redirect_url, signedIn.exchangeCode);
   }
 
   /** The IdP round trip (no transaction open) and the claim safeguards that need no database. */

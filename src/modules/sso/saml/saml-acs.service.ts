@@ -5,6 +5,7 @@ import { AccountResolver, VerifiedSignIn } from '../login/account-resolver.servi
 import { LoginAudit } from '../login/login-audit.service';
 import { domainAllowed } from '../login/oidc-claims.util';
 import { loginFailureLocation } from '../login/sso-callback.service';
+import { signedInLocation } from '../login/redirect-path.util';
 import { LoginRejection } from '../login/sso-login.errors';
 import { LoginProviderRow, LoginSessionRow, SsoLoginRepository } from '../login/sso-login.repository';
 import { isWellFormedState, stateMatchesCookie } from '../login/state-cookie.util';
@@ -140,7 +141,7 @@ export class SamlAcsService {
     }
     const signedIn = await this.accounts.signIn(verified);
     if (signedIn instanceof LoginRejection) return loginFailureLocation(signedIn.code);
-    return `${opened.session.redirect_url}#ssoCode=${signedIn.exchangeCode}`;
+    return signedInLocation(opened.session.redirect_url, signedIn.exchangeCode);
   }
 
   /** The response checks, then the mapping and the claim safeguards that need no account. */
