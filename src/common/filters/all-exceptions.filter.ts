@@ -3,6 +3,7 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 import { AppException } from '../errors/app.exception';
+import { PARTNER_WIDE_WRITE_REFUSED } from '../principal';
 
 interface ErrorBody {
   success: false;
@@ -28,8 +29,12 @@ const DEFAULT_CODES: Record<number, [string, string]> = {
 /**
  * Database errors that can only come from the input (a NUL byte, a value out of range, a duplicate
  * the service did not anticipate) are the caller's 4xx, never a 500. A row-level-security refusal
- * means the caller wrote into another tenant: answered as not found, like every cross-tenant id.
+ * means the caller wrote into another tenant: answered as not found, like every cross-tenant id;
+ * a partner-wide write by a selected-organizations technician is the one refusal answered 403.
  */
+/** Raised by the database when a caller without all-organization access writes a partner-owned row. */
+const PARTNER_WIDE_DENIED = 'partner_wide_write_denied';
+
 function postgresError(e: unknown): { statusCode: number; code: string; error: string } | null {
   if (!(e instanceof QueryFailedError)) return null;
   const code = (e.driverError as { code?: string } | undefined)?.code ?? '';
@@ -39,6 +44,9 @@ function postgresError(e: unknown): { statusCode: number; code: string; error: s
   if (code === '23505') return { statusCode: 409, code: 'conflict', error: 'A resource with the same unique value already exists' };
   if (code === '23503') return { statusCode: 409, code: 'reference_conflict', error: 'The request refers to a resource that does not exist or is still referenced' };
   if (code === '23514' || code === '23502') return { statusCode: 400, code: 'invalid_input', error: 'A value in the request is not acceptable' };
+  if (code === '42501' && e.message.startsWith(PARTNER_WIDE_DENIED)) {
+    return { statusCode: 403, code: 'forbidden', error: PARTNER_WIDE_WRITE_REFUSED };
+  }
   if (code === '42501') return { statusCode: 404, code: 'not_found', error: 'Resource not found' };
   if (code === '40001' || code === '40P01') return { statusCode: 409, code: 'conflict', error: 'The request conflicted with a concurrent change; retry it' };
   return null;

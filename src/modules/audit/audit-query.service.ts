@@ -18,6 +18,7 @@ export class AuditQueryService {
     else if (q.action) add('action = ?', q.action);
     if (q.actorId) add('actor_id = ?', q.actorId);
     if (q.actorType) add('actor_type = ?', q.actorType);
+    if (q.actorUserId) add('actor_user_id = ?', q.actorUserId);
     if (q.resourceType) add('resource_type = ?', q.resourceType);
     if (q.resourceId) add('resource_id = ?', q.resourceId);
     if (q.orgId) add('org_id = ?', q.orgId);
@@ -42,6 +43,7 @@ function toDto(r: Record<string, unknown>): AuditLogDto {
     partnerId: (r.partner_id as string) ?? null,
     actorType: r.actor_type as string,
     actorId: (r.actor_id as string) ?? null,
+    actorUserId: (r.actor_user_id as string) ?? null,
     action: r.action as string,
     resourceType: (r.resource_type as string) ?? null,
     resourceId: (r.resource_id as string) ?? null,

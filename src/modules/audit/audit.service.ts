@@ -36,12 +36,14 @@ export class AuditService {
   async record(e: AuditEntry): Promise<void> {
     const principal = this.cls.isActive() ? this.cls.get<Principal>(PRINCIPAL_KEY) : undefined;
     const actor = e.actor ?? actorOf(principal);
+    // The person behind the credential, so an action taken with an API key is also the creator's.
+    const actorUserId = e.actor ? (e.actor.type === 'user' ? e.actor.id : null) : (principal?.userId ?? null);
     const requestId = this.cls.isActive() ? (this.cls.get<string>('requestId') ?? null) : null;
     const ip = this.cls.isActive() ? (this.cls.get<string>('ip') ?? null) : null;
     await this.db.exec(
-      `INSERT INTO audit_logs (org_id, partner_id, actor_type, actor_id, action, resource_type, resource_id, details, ip, request_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [e.orgId ?? null, e.orgId ? null : (e.partnerId ?? null), actor.type, actor.id, e.action, e.resourceType ?? null, e.resourceId ?? null, JSON.stringify(e.details ?? {}), ip, requestId],
+      `INSERT INTO audit_logs (org_id, partner_id, actor_type, actor_id, actor_user_id, action, resource_type, resource_id, details, ip, request_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [e.orgId ?? null, e.orgId ? null : (e.partnerId ?? null), actor.type, actor.id, actorUserId, e.action, e.resourceType ?? null, e.resourceId ?? null, JSON.stringify(e.details ?? {}), ip, requestId],
     );
   }
 }

@@ -3,7 +3,8 @@ import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { ANONYMOUS, Principal } from '../../common/principal';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import { tokenHash } from '../../infra/crypto/secret-box.service';
-import { PrincipalRepository } from './principal.repository';
+import { notCovered } from '../tenancy/roles/permission-set.util';
+import { ApiKeyPrincipalRow, GrantRow, PrincipalRepository } from './principal.repository';
 import { TokenService } from './token.service';
 
 const CACHE_MAX_ENTRIES = 10_000;
@@ -83,25 +84,52 @@ export class PrincipalResolver {
           orgIds: grant.org_ids,
           permissions: grant.permissions,
           allowedSiteIds: grant.site_ids,
+          partnerWide: grant.partner_wide === true,
         };
       }
       return null;
     });
   }
 
+  /**
+   * A key acts for the person who created it: it works only while that person is active and
+   * still holds, in the key's organization or partner, every permission the key carries, and it
+   * reaches no site the person cannot. A partner-wide key needs its creator to still reach every
+   * organization. The principal carries the creator as userId, so separation-of-duties checks
+   * and "who decided" fields name the person, whichever credential was used.
+   */
   private fromApiKey(key: string): Promise<Principal | null> {
-    return this.tx.withSystemContext('resolve an API key', async () => {
+    return this.tx.withSystemContext('resolve an API key and the person it acts for', async () => {
       const row = await this.repo.apiKey(tokenHash(key));
-      if (!row) return null;
-      const base: Principal = { ...ANONYMOUS, kind: 'api_key', apiKeyId: row.id, permissions: row.permissions, mfa: row.mfa_satisfied };
+      if (!row || !row.created_by || row.creator_status !== 'active') return null;
+      const base: Principal = {
+        ...ANONYMOUS,
+        kind: 'api_key',
+        userId: row.created_by,
+        apiKeyId: row.id,
+        permissions: row.permissions,
+        mfa: row.mfa_satisfied && row.creator_mfa_enrolled === true,
+      };
       if (row.org_id) {
-        const partnerId = await this.repo.orgPartner(row.org_id);
-        if (!partnerId) return null;
-        return { ...base, scope: 'organization', orgId: row.org_id, partnerId, orgIds: [row.org_id] };
+        const grant = await this.creatorGrantInOrganization(row, row.org_id);
+        if (!grant) return null;
+        return { ...base, scope: 'organization', orgId: row.org_id, partnerId: grant.partner_id, orgIds: [row.org_id], allowedSiteIds: grant.site_ids };
       }
-      const orgIds = await this.repo.partnerOrgIds(row.partner_id as string);
-      return { ...base, scope: 'partner', partnerId: row.partner_id, partnerIds: [row.partner_id as string], orgIds };
+      const partnerId = row.partner_id as string;
+      const grant = await this.repo.partnerGrant(row.created_by, partnerId);
+      if (!grant || grant.partner_wide !== true || notCovered(grant.permissions, row.permissions).length) return null;
+      return { ...base, scope: 'partner', partnerId, partnerIds: [partnerId], orgIds: grant.org_ids, allowedSiteIds: grant.site_ids, partnerWide: true };
     });
+  }
+
+  /** The creator's grant in the key's organization (as a technician of its partner, or as a member) that covers the key. */
+  private async creatorGrantInOrganization(row: ApiKeyPrincipalRow, orgId: string): Promise<GrantRow | null> {
+    const userId = row.created_by as string;
+    const partnerId = await this.repo.orgPartner(orgId);
+    if (!partnerId) return null;
+    const technician = await this.repo.partnerGrant(userId, partnerId);
+    const candidates = [technician?.org_ids.includes(orgId) ? { ...technician, partner_id: partnerId } : null, await this.repo.organizationGrant(userId, orgId)];
+    return candidates.find((g): g is GrantRow => !!g && notCovered(g.permissions, row.permissions).length === 0) ?? null;
   }
 
   private loadAgent(token: string): Promise<Principal | null> {

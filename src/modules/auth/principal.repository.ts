@@ -23,7 +23,7 @@ const PRINCIPAL_ORGANIZATION_GRANT = prepared(
 
 const PRINCIPAL_PARTNER_GRANT = prepared(
   'principal_partner_grant',
-  `SELECT r.permissions, pm.partner_id,
+  `SELECT r.permissions, pm.partner_id, pm.org_access = 'all' AS partner_wide,
               CASE WHEN pm.org_access = 'all'
                 THEN coalesce((SELECT array_agg(o.id::text) FROM organizations o WHERE o.partner_id = pm.partner_id AND o.status = 'active'), '{}')
                 ELSE coalesce((SELECT array_agg(po.org_id::text) FROM partner_membership_orgs po JOIN organizations o ON o.id = po.org_id AND o.status = 'active'
@@ -37,17 +37,16 @@ const PRINCIPAL_PARTNER_GRANT = prepared(
         WHERE pm.user_id = $1 AND pm.partner_id = $2`,
 );
 
+// The key with the state of the person it acts for: a key lives only as long as its creator.
 const PRINCIPAL_API_KEY = prepared(
-  'principal_api_key',
-  `UPDATE api_keys SET last_used_at = now()
-        WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-        RETURNING id, org_id, partner_id, permissions, mfa_satisfied`,
-);
-
-const PRINCIPAL_PARTNER_ORG_IDS = prepared(
-  'principal_partner_org_ids',
-  `SELECT o.id FROM organizations o JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
-        WHERE o.partner_id = $1 AND o.status = 'active'`,
+  'principal_api_key_with_creator',
+  `WITH k AS (
+     UPDATE api_keys SET last_used_at = now()
+      WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+      RETURNING id, org_id, partner_id, permissions, mfa_satisfied, created_by)
+   SELECT k.id, k.org_id, k.partner_id, k.permissions, k.mfa_satisfied, k.created_by,
+          u.status AS creator_status, u.totp_secret IS NOT NULL AS creator_mfa_enrolled
+     FROM k LEFT JOIN users u ON u.id = k.created_by`,
 );
 
 const PRINCIPAL_ORG_PARTNER = prepared(
@@ -91,6 +90,19 @@ export interface GrantRow {
   org_ids: string[];
   site_ids: string[] | null;
   partner_id: string | null;
+  /** Partner grants only: the membership reaches all organizations of the partner. */
+  partner_wide?: boolean;
+}
+
+export interface ApiKeyPrincipalRow {
+  id: string;
+  org_id: string | null;
+  partner_id: string | null;
+  permissions: string[];
+  mfa_satisfied: boolean;
+  created_by: string | null;
+  creator_status: string | null;
+  creator_mfa_enrolled: boolean | null;
 }
 
 /**
@@ -127,19 +139,11 @@ export class PrincipalRepository {
     return rows[0] ?? null;
   }
 
-  async apiKey(keyHash: string): Promise<{ id: string; org_id: string | null; partner_id: string | null; permissions: string[]; mfa_satisfied: boolean } | null> {
+  async apiKey(keyHash: string): Promise<ApiKeyPrincipalRow | null> {
     return this.db.one(
       PRINCIPAL_API_KEY,
       [keyHash],
     );
-  }
-
-  async partnerOrgIds(partnerId: string): Promise<string[]> {
-    const rows = await this.db.rows<{ id: string }>(
-      PRINCIPAL_PARTNER_ORG_IDS,
-      [partnerId],
-    );
-    return rows.map((r) => r.id);
   }
 
   async orgPartner(orgId: string): Promise<string | null> {

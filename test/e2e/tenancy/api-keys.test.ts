@@ -20,7 +20,7 @@ describe('API keys', () => {
   afterAll(() => w.t.close());
 
   it('creates an organization key shown once, stored hashed, with its prefix, and audits it', async () => {
-    const res = await w.as.adminA.post('/api-keys', { name: 'Monitoring', permissions: ['devices:read'] }).expect(201);
+    const res = await w.as.adminA.post('/api-keys', { name: 'Monitoring', permissions: ['devices:read'], mfaSatisfied: true }).expect(201);
     expect(res.body).toEqual({
       success: true,
       key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{40,}$/),
@@ -69,8 +69,12 @@ describe('API keys', () => {
     expect(audit).toEqual({ actor_type: 'api_key', actor_id: created.body.apiKey.id });
   });
 
-  it('passes MFA-gated routes only when created by an MFA-satisfied session', async () => {
-    const created = await w.as.adminA.post('/api-keys', { name: 'Enroller', permissions: ['devices:write'] }).expect(201);
+  it('passes MFA-gated routes only when asked for by an MFA-satisfied session, never by default', async () => {
+    const plain = await w.as.adminA.post('/api-keys', { name: 'Plain', permissions: ['devices:write'] }).expect(201);
+    expect(plain.body.apiKey.mfaSatisfied).toBe(false);
+    expectError(await w.caller(plain.body.key).post(`/devices/${w.ids.deviceA1}/enroll`), 403, 'mfa_required');
+    const created = await w.as.adminA.post('/api-keys', { name: 'Enroller', permissions: ['devices:write'], mfaSatisfied: true }).expect(201);
+    expect(created.body.apiKey.mfaSatisfied).toBe(true);
     await w.caller(created.body.key).post(`/devices/${w.ids.deviceA1}/enroll`).expect(201);
     await ownerQuery(`UPDATE api_keys SET mfa_satisfied = false WHERE id = $1`, [created.body.apiKey.id]);
     expectError(await w.caller(created.body.key).post(`/devices/${w.ids.deviceA1}/enroll`), 403, 'mfa_required');
@@ -126,7 +130,7 @@ describe('API keys', () => {
 
   it('refuses keys to site-restricted users and to other keys', async () => {
     expectError(await w.as.siteA1.post('/api-keys', { name: 'Site key', permissions: ['devices:read'] }), 403, 'site_access_denied');
-    const admin = await w.as.adminA.post('/api-keys', { name: 'Admin key', permissions: ['*'] }).expect(201);
+    const admin = await w.as.adminA.post('/api-keys', { name: 'Admin key', permissions: ['*'], mfaSatisfied: true }).expect(201);
     expectError(await w.caller(admin.body.key).post('/api-keys', { name: 'Child', permissions: ['devices:read'] }), 403, 'forbidden');
   });
 
@@ -149,7 +153,7 @@ describe('API keys', () => {
     const past = await w.as.adminA.post('/api-keys', { ...ok, expiresAt: '2020-01-01T00:00:00Z' });
     expectError(past, 400, 'validation_failed');
     expect(past.body.details).toEqual([expect.objectContaining({ field: 'expiresAt' })]);
-    expectError(await w.as.adminA.post('/api-keys', { ...ok, mfaSatisfied: true }), 400, 'validation_failed');
+    expectError(await w.as.adminA.post('/api-keys', { ...ok, mfaSatisfied: 'yes' }), 400, 'validation_failed');
     expectError(await w.as.adminA.post('/api-keys', { ...ok, partnerId: w.ids.partner }), 400, 'validation_failed');
     expectError(await w.as.adminA.raw('post', '/api-keys', '{"name":"x","permissions":[}'), 400, 'invalid_json');
     expectError(await w.as.adminA.delete('/api-keys/not-an-id'), 400, 'invalid_id');

@@ -6,6 +6,8 @@ interface Context {
   scope: 'organization' | 'partner';
   orgIds: string[];
   partnerIds: string[];
+  /** All-organization access: may write the partner's own rows. */
+  partnerWide?: boolean;
 }
 
 /**
@@ -35,8 +37,8 @@ describe('row-level security isolation between tenants', () => {
   const contexts: Record<'orgA' | 'orgB' | 'partner1' | 'partner2', Context> = {
     orgA: { name: 'organization A', scope: 'organization', orgIds: [id.orgA], partnerIds: [] },
     orgB: { name: 'organization B', scope: 'organization', orgIds: [id.orgB], partnerIds: [] },
-    partner1: { name: 'partner 1', scope: 'partner', orgIds: [id.orgA], partnerIds: [id.partner1] },
-    partner2: { name: 'partner 2', scope: 'partner', orgIds: [id.orgB], partnerIds: [id.partner2] },
+    partner1: { name: 'partner 1', scope: 'partner', orgIds: [id.orgA], partnerIds: [id.partner1], partnerWide: true },
+    partner2: { name: 'partner 2', scope: 'partner', orgIds: [id.orgB], partnerIds: [id.partner2], partnerWide: true },
   };
 
   // What each context owns, and what belongs to the other side.
@@ -85,8 +87,8 @@ describe('row-level security isolation between tenants', () => {
       if (ctx) {
         await app.query(
           `SELECT set_config('app.scope', $1, true), set_config('app.org_ids', $2, true),
-                  set_config('app.partner_ids', $3, true), set_config('app.user_id', '', true)`,
-          [ctx.scope, `{${ctx.orgIds.join(',')}}`, `{${ctx.partnerIds.join(',')}}`],
+                  set_config('app.partner_ids', $3, true), set_config('app.user_id', '', true), set_config('app.partner_wide', $4, true)`,
+          [ctx.scope, `{${ctx.orgIds.join(',')}}`, `{${ctx.partnerIds.join(',')}}`, ctx.partnerWide ? 'on' : ''],
         );
       }
       return await fn();

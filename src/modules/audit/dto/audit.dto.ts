@@ -6,6 +6,8 @@ export class ListAuditLogsQueryDto {
   @IsOptional() @IsString() @MaxLength(100) action?: string;
   @IsOptional() @IsUUID() actorId?: string;
   @IsOptional() @IsIn(['user', 'api_key', 'agent', 'system']) actorType?: string;
+  /** Everything one person did, with any credential (their sessions and their API keys). */
+  @IsOptional() @IsUUID() actorUserId?: string;
   @IsOptional() @IsString() @MaxLength(64) resourceType?: string;
   @IsOptional() @IsString() @MaxLength(64) resourceId?: string;
   @IsOptional() @IsUUID() orgId?: string;
@@ -21,6 +23,8 @@ export class AuditLogDto {
   partnerId: string | null;
   actorType: string;
   actorId: string | null;
+  /** The person behind the action: the signed-in user, or the creator of the API key used. */
+  actorUserId: string | null;
   action: string;
   resourceType: string | null;
   resourceId: string | null;

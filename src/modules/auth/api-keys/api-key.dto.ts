@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsISO8601, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { NoNul } from '../../tenancy/shared/text.util';
 import { IsPermission } from '../../tenancy/roles/permission-set.util';
 
@@ -14,6 +14,11 @@ export class CreateApiKeyDto {
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @ArrayUnique() @IsPermission({ each: true }) permissions: string[];
   /** ISO 8601 instant in the future; absent: the key does not expire. */
   @IsOptional() @IsISO8601({ strict: true }) expiresAt?: string;
+  /**
+   * The key passes MFA-gated routes. Default false: asked for explicitly, never inherited from the
+   * creating session. The key loses it if its creator later removes their own MFA.
+   */
+  @IsOptional() @IsBoolean() mfaSatisfied?: boolean;
 }
 
 export class ListApiKeysQueryDto {
@@ -28,7 +33,7 @@ export class ApiKeyDto {
   orgId: string | null;
   partnerId: string | null;
   permissions: string[];
-  /** True when created by an MFA-satisfied session: the key then passes MFA-gated routes. */
+  /** True when the creator asked for it (from an MFA-satisfied session): the key then passes MFA-gated routes. */
   mfaSatisfied: boolean;
   createdBy: string | null;
   createdAt: string;

@@ -53,12 +53,4 @@ export class ApiKeyRepository {
   revoke(id: string): Promise<ApiKeyRow | null> {
     return this.db.one<ApiKeyRow>(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
   }
-
-  async partnerOrgAccess(userId: string, partnerId: string): Promise<'all' | 'selected' | null> {
-    const row = await this.db.one<{ org_access: 'all' | 'selected' }>(`SELECT org_access FROM partner_memberships WHERE user_id = $1 AND partner_id = $2`, [
-      userId,
-      partnerId,
-    ]);
-    return row?.org_access ?? null;
-  }
 }

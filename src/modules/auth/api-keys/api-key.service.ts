@@ -46,7 +46,7 @@ export class ApiKeyService {
     // A key must not outlive or outreach a person: keys minting keys would escape both checks.
     if (principal.kind !== 'user') throw ApiKeyErrors.userRequired();
     if (principal.allowedSiteIds !== null) throw ApiKeyErrors.siteRestricted();
-    const owner = await this.owner(principal, dto.orgId);
+    const owner = this.owner(principal, dto.orgId);
     const missing = notCovered(principal.permissions, dto.permissions);
     if (missing.length) throw ApiKeyErrors.privilegeEscalation(missing);
     if (dto.expiresAt && new Date(dto.expiresAt).getTime() <= Date.now()) throw ApiKeyErrors.expiryInPast();
@@ -54,13 +54,14 @@ export class ApiKeyService {
     const key = `sk_${randomToken(32)}`;
     const prefix = key.slice(3, 11);
     const permissions = normalizePermissions(dto.permissions);
+    const mfaSatisfied = dto.mfaSatisfied === true && principal.mfa;
     const row = await this.repo.insert({
       ...owner,
       name: dto.name,
       prefix,
       keyHash: tokenHash(key),
       permissions,
-      mfaSatisfied: principal.mfa,
+      mfaSatisfied,
       createdBy: principal.userId,
       expiresAt: dto.expiresAt ?? null,
     });
@@ -69,7 +70,7 @@ export class ApiKeyService {
       ...owner,
       resourceType: 'api_key',
       resourceId: row!.id,
-      details: { name: dto.name, prefix, permissions, expiresAt: dto.expiresAt ?? null, mfaSatisfied: principal.mfa },
+      details: { name: dto.name, prefix, permissions, expiresAt: dto.expiresAt ?? null, mfaSatisfied },
     });
     return { success: true, apiKey: toDto(row!), key };
   }
@@ -90,16 +91,16 @@ export class ApiKeyService {
 
   /**
    * Organization keys for organizations the caller reaches. A partner-wide key reaches every
-   * organization of the partner, now and later, so only a technician who has that reach may make one.
+   * organization of the partner, now and later, so only a technician who has that reach may make one
+   * (the database refuses it too).
    */
-  private async owner(principal: Principal, orgId: string | undefined): Promise<{ orgId: string | null; partnerId: string | null }> {
+  private owner(principal: Principal, orgId: string | undefined): { orgId: string | null; partnerId: string | null } {
     const target = orgId ?? (principal.scope === 'organization' ? principal.orgId : null);
     if (target) {
       if (!principal.orgIds.includes(target)) throw ApiKeyErrors.organizationNotFound();
       return { orgId: target, partnerId: null };
     }
-    const partnerId = principal.partnerId as string;
-    if ((await this.repo.partnerOrgAccess(principal.userId as string, partnerId)) !== 'all') throw ApiKeyErrors.partnerWideEscalation();
-    return { orgId: null, partnerId };
+    if (!principal.partnerWide) throw ApiKeyErrors.partnerWideEscalation();
+    return { orgId: null, partnerId: principal.partnerId };
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../../../common/errors/app.exception';
-import { hasPermission, Principal, scopeOf } from '../../../common/principal';
+import { hasPermission, Principal, requireOwnerWrite, scopeOf } from '../../../common/principal';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { SecretBox } from '../../../infra/crypto/secret-box.service';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
@@ -219,6 +219,7 @@ export class SsoProviderService {
     const current = await this.tx.run(scope, async () => {
       const found = await this.repo.find(id);
       if (!found) throw SsoErrors.providerNotFound();
+      requireOwnerWrite(principal, found);
       if (dto.defaultRoleId) await this.checkDefaultRole(principal, ownerOf(found), dto.defaultRoleId);
       return found;
     });
@@ -273,6 +274,7 @@ export class SsoProviderService {
   async setStatus(id: string, status: SsoProviderStatus, principal: Principal): Promise<SsoProviderResponseDto> {
     const current = await this.repo.find(id, { forUpdate: true });
     if (!current) throw SsoErrors.providerNotFound();
+    requireOwnerWrite(principal, current);
     if (current.status === status) return { success: true, provider: toProviderDto(current) };
     if (status === 'active') {
       const missing = missingForLogin(current.type, current, current.clientSecretSealed !== null);
@@ -384,7 +386,9 @@ export class SsoProviderService {
   private createOwner(principal: Principal, dto: CreateSsoProviderDto): SsoOwner {
     if (dto.ownerScope === 'partner') {
       if (principal.scope !== 'partner' || !principal.partnerId) throw SsoErrors.partnerScopeRequired('A partner provider');
-      return { orgId: null, partnerId: principal.partnerId };
+      const owner = { orgId: null, partnerId: principal.partnerId };
+      requireOwnerWrite(principal, owner);
+      return owner;
     }
     const orgId = dto.orgId ?? (principal.scope === 'organization' ? principal.orgId : null);
     if (!orgId) throw SsoErrors.orgIdRequired();

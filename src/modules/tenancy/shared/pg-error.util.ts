@@ -9,7 +9,12 @@ export function pgViolation(err: unknown): PgViolation | null {
   const e = err as { code?: unknown; message?: unknown } | null;
   if (!e || typeof e.code !== 'string') return null;
   // 42501 is also "permission denied" for a missing GRANT, which is a bug and must stay a 500.
-  if (e.code === '42501') return typeof e.message === 'string' && e.message.includes('row-level security') ? 'row_security' : null;
+  // A partner-wide write without all-organization access is not a cross-tenant write: the global
+  // filter answers it 403, so no service may translate it into its own not-found.
+  if (e.code === '42501') {
+    const message = typeof e.message === 'string' ? e.message : '';
+    return message.includes('row-level security') && !message.startsWith('partner_wide_write_denied') ? 'row_security' : null;
+  }
   return SQLSTATE[e.code] ?? null;
 }
 

@@ -63,7 +63,7 @@ export class MembershipService {
     if (principal.scope !== 'partner' || !partnerId) throw TenancyErrors.partnerScopeRequired('Adding a technician');
     const newUser = this.newUserFields(dto);
     await this.grants.partnerRole(principal, partnerId, dto.roleId);
-    const orgIds = await this.grantedOrgs(principal, partnerId, dto);
+    const orgIds = this.grantedOrgs(principal, dto);
     const sites = await this.grants.partnerSites(principal, dto.siteIds ?? null);
     if (sites && dto.orgAccess === 'selected' && sites.some((s) => !orgIds.includes(s.orgId))) throw TenancyErrors.siteOutsideOrgAccess();
 
@@ -116,11 +116,10 @@ export class MembershipService {
    * A technician reaches only organizations the caller reaches: `all` (every organization, also
    * future ones) is for callers who have it themselves.
    */
-  private async grantedOrgs(principal: Principal, partnerId: string, dto: CreatePartnerMembershipDto): Promise<string[]> {
+  private grantedOrgs(principal: Principal, dto: CreatePartnerMembershipDto): string[] {
     if (dto.orgAccess === 'all') {
       if (dto.orgIds !== undefined) throw TenancyErrors.invalidField('orgIds', 'orgIds must be absent when orgAccess is all');
-      const own = principal.kind === 'user' && principal.userId ? await this.repo.partnerOrgAccess(principal.userId, partnerId) : 'all';
-      if (own !== 'all') throw TenancyErrors.orgAccessEscalation();
+      if (!principal.partnerWide) throw TenancyErrors.orgAccessEscalation();
       return [];
     }
     if (!dto.orgIds) throw TenancyErrors.invalidField('orgIds', 'orgIds is required when orgAccess is selected');

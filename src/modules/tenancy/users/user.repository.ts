@@ -121,14 +121,6 @@ export class UserRepository {
     return this.db.exec(`DELETE FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [orgId, userId]);
   }
 
-  async partnerOrgAccess(userId: string, partnerId: string): Promise<'all' | 'selected' | null> {
-    const row = await this.db.one<{ org_access: 'all' | 'selected' }>(`SELECT org_access FROM partner_memberships WHERE user_id = $1 AND partner_id = $2`, [
-      userId,
-      partnerId,
-    ]);
-    return row?.org_access ?? null;
-  }
-
   async insertPartnerMembership(m: {
     partnerId: string;
     userId: string;
