@@ -32,8 +32,14 @@ export class PrincipalResolver {
     this.cache.delete(`s:${sessionId}`);
   }
 
+  /** Every credential acting for this person: their sessions and the API keys they created. */
   forgetUser(userId: string): void {
     for (const [key, entry] of this.cache) if (entry.principal?.userId === userId) this.cache.delete(key);
+  }
+
+  /** After a change that may touch many callers at once (a role's permissions). */
+  forgetAll(): void {
+    this.cache.clear();
   }
 
   async fromBearer(bearer: string): Promise<Principal | null> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
+import { PrincipalResolver } from '../../auth/principal-resolver.service';
 import type { SuccessDto } from '../shared/pagination.dto';
 import { mapViolations } from '../shared/pg-error.util';
 import { requireOrg, targetOrg } from '../shared/tenant-access.util';
@@ -39,6 +40,7 @@ export class RoleService {
   constructor(
     private readonly repo: RoleRepository,
     private readonly audit: AuditService,
+    private readonly principals: PrincipalResolver,
   ) {}
 
   async list(principal: Principal, q: ListRolesQueryDto): Promise<RoleListDto> {
@@ -76,6 +78,8 @@ export class RoleService {
     if (dto.permissions) requireGrantable(principal, dto.permissions);
     const permissions = dto.permissions && normalizePermissions(dto.permissions);
     const row = await mapViolations(() => this.repo.update(id, { name: dto.name, permissions }), { unique: () => TenancyErrors.nameTaken('role') });
+    // Sessions and keys of everyone holding the role carry its old permissions on this instance.
+    if (permissions) this.principals.forgetAll();
     await this.audit.record({
       action: 'role.update',
       ...ownerOf(current),

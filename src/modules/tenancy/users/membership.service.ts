@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
+import { PrincipalResolver } from '../../auth/principal-resolver.service';
 import type { SuccessDto } from '../shared/pagination.dto';
 import { mapViolations } from '../shared/pg-error.util';
 import { requireOrg } from '../shared/tenant-access.util';
@@ -18,6 +19,7 @@ export class MembershipService {
     private readonly users: UserService,
     private readonly grants: MembershipGrants,
     private readonly audit: AuditService,
+    private readonly principals: PrincipalResolver,
   ) {}
 
   async add(principal: Principal, userId: string, dto: CreateMembershipDto): Promise<UserResponseDto> {
@@ -41,6 +43,7 @@ export class MembershipService {
     await mapViolations(() => this.repo.updateMembership(orgId, userId, { roleId: dto.roleId, siteIds }), {
       foreign_key: () => TenancyErrors.roleScopeMismatch('organization'),
     });
+    this.principals.forgetUser(userId);
     await this.audit.record({
       action: 'membership.update',
       orgId,
@@ -54,6 +57,8 @@ export class MembershipService {
   async remove(principal: Principal, userId: string, orgId: string): Promise<SuccessDto> {
     const current = await this.manageable(principal, userId, orgId);
     await this.repo.deleteMembership(orgId, userId);
+    // Their sessions and the keys they created lose this organization now, on this instance.
+    this.principals.forgetUser(userId);
     await this.audit.record({ action: 'membership.delete', orgId, resourceType: 'user', resourceId: userId, details: { roleId: current.role_id } });
     return { success: true };
   }
