@@ -133,11 +133,22 @@ export class AuthRepository {
     await this.db.exec(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [userId, hash]);
   }
 
-  async insertResetToken(userId: string, hash: string, ttlSeconds: number): Promise<void> {
+  /**
+   * Issues the account's one open reset token: a newer link replaces the hash of an older unused
+   * one in place (the database allows one unused token per account), so the older link stops working.
+   */
+  async issueResetToken(userId: string, hash: string, ttlSeconds: number): Promise<void> {
     await this.db.exec(
-      `INSERT INTO password_reset_tokens (user_id, token_hash, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
+      `INSERT INTO password_reset_tokens (user_id, token_hash, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
+       ON CONFLICT (user_id) WHERE used_at IS NULL
+       DO UPDATE SET token_hash = EXCLUDED.token_hash, created_at = now(), expires_at = EXCLUDED.expires_at`,
       [userId, hash, ttlSeconds],
     );
+  }
+
+  /** Retires every unused reset token of the account (after a password change or a reset). */
+  async retireResetTokens(userId: string): Promise<void> {
+    await this.db.exec(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
   }
 
   consumeResetToken(hash: string): Promise<{ user_id: string } | null> {

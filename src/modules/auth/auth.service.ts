@@ -145,7 +145,7 @@ export class AuthService {
       if (!user || user.status !== 'active') return null;
       if (await this.policy.isSsoEnforced(user.id)) return null;
       const token = randomToken(32);
-      await this.repo.insertResetToken(user.id, tokenHash(token), RESET_TOKEN_TTL_SECONDS);
+      await this.repo.issueResetToken(user.id, tokenHash(token), RESET_TOKEN_TTL_SECONDS);
       return { email: user.email, token };
     });
     if (issued) {
