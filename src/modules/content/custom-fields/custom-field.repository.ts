@@ -32,6 +32,9 @@ export interface DeviceRef {
   partner_id: string;
 }
 
+/** A dynamic group whose filter names the custom field `$1`. */
+const USES_FIELD = `g.kind = 'dynamic' AND jsonb_path_exists(g.filter, '$.** ? (@.customField == $id)', jsonb_build_object('id', $1::text))`;
+
 @Injectable()
 export class CustomFieldRepository {
   constructor(private readonly db: Db) {}
@@ -97,11 +100,20 @@ export class CustomFieldRepository {
     return rows.map((r) => r.option);
   }
 
-  /** Dynamic groups whose filter names the field (system context: every organization). */
-  async groupsUsing(id: string): Promise<string[]> {
+  /** Whether any dynamic group filters on the field; run in system context, it sees every organization. */
+  async isUsedByGroups(id: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM device_groups g WHERE ${USES_FIELD} LIMIT 1`, [id])) !== null;
+  }
+
+  /**
+   * The dynamic groups filtering on the field that the caller can see: in the request's scope
+   * (row-level security: reachable organizations) and, for a site-restricted caller, bound to
+   * one of their sites, as in the group list. Never run in system context.
+   */
+  async visibleGroupsUsing(id: string, siteIds: readonly string[] | null): Promise<string[]> {
     const rows = await this.db.rows<{ id: string }>(
-      `SELECT id FROM device_groups WHERE kind = 'dynamic' AND jsonb_path_exists(filter, '$.** ? (@.customField == $id)', jsonb_build_object('id', $1::text)) ORDER BY id`,
-      [id],
+      `SELECT g.id FROM device_groups g WHERE ${USES_FIELD} AND ($2::uuid[] IS NULL OR g.site_id = ANY ($2)) ORDER BY g.id`,
+      [id, siteIds],
     );
     return rows.map((r) => r.id);
   }

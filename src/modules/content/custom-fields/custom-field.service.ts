@@ -97,11 +97,12 @@ export class CustomFieldService {
     const current = await this.found(id);
     const owner = { partnerId: current.partner_id, orgId: current.org_id };
     requireOwnerWrite(principal, owner, 'custom field');
-    const { groups, values } = await this.tx.withSystemContext('groups and values of a partner-wide field live in every organization', async () => ({
-      groups: await this.repo.groupsUsing(id),
+    // The decision sees every organization; the answer names only the groups the caller can see.
+    const { referenced, values } = await this.tx.withSystemContext('groups and values of a partner-wide field live in every organization', async () => ({
+      referenced: await this.repo.isUsedByGroups(id),
       values: Number((await this.repo.countValues(id))?.n ?? 0),
     }));
-    if (groups.length) throw CustomFieldErrors.inUseByGroups(groups);
+    if (referenced) throw CustomFieldErrors.inUseByGroups(await this.repo.visibleGroupsUsing(id, principal.allowedSiteIds));
     await this.repo.delete(id);
     await this.audit.record({ action: 'custom_field.delete', ...owner, resourceType: 'custom_field', resourceId: id, details: { key: current.key, valuesDeleted: values } });
     return { success: true };

@@ -2,7 +2,9 @@ import { ANONYMOUS, Principal } from '../../../common/principal';
 import { newOwner, requireOwnerWrite } from './ownership.util';
 
 const orgAdmin: Principal = { ...ANONYMOUS, kind: 'user', scope: 'organization', orgId: 'o1', partnerId: 'p1', orgIds: ['o1'] };
-const tech: Principal = { ...ANONYMOUS, kind: 'user', scope: 'partner', partnerId: 'p1', partnerIds: ['p1'], orgIds: ['o1', 'o2'] };
+const tech: Principal = { ...ANONYMOUS, kind: 'user', scope: 'partner', partnerId: 'p1', partnerIds: ['p1'], orgIds: ['o1', 'o2'], partnerWide: true };
+/** A technician with selected organizations: reaches some organizations of the partner, not all. */
+const selectedTech: Principal = { ...tech, orgIds: ['o1'], partnerWide: false };
 const siteUser: Principal = { ...orgAdmin, allowedSiteIds: ['s1'] };
 
 describe('ownership of partner-wide and organization content', () => {
@@ -29,5 +31,11 @@ describe('ownership of partner-wide and organization content', () => {
     expect(() => requireOwnerWrite(tech, { partnerId: 'p1', orgId: null }, 'script')).not.toThrow();
     expect(() => requireOwnerWrite(tech, { partnerId: 'p2', orgId: null }, 'script')).toThrow(expect.objectContaining({ code: 'partner_scope_required' }));
     expect(() => requireOwnerWrite(orgAdmin, { partnerId: 'p1', orgId: null }, 'script')).toThrow(expect.objectContaining({ code: 'partner_scope_required' }));
+  });
+
+  it('keeps partner-wide content from a technician who does not reach every organization', () => {
+    expect(() => newOwner(selectedTech, 'partner', undefined, 'script')).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(() => requireOwnerWrite(selectedTech, { partnerId: 'p1', orgId: null }, 'script')).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(requireOwnerWrite(selectedTech, { partnerId: null, orgId: 'o1' }, 'script')).toBeUndefined();
   });
 });
