@@ -98,7 +98,8 @@ async function main(): Promise<void> {
     ownerUrl = u.toString();
   }
   const config = { ...base, databaseUrl: ownerUrl, logLevel: 'warn' };
-  const db = await prepareDatabase(config);
+  // Production requires DATABASE_APP_URL; the benchmark derives the request role of its own database as development does.
+  const db = await prepareDatabase({ ...config, isProduction: false });
   const owner = new Client({ connectionString: ownerUrl });
   await owner.connect();
   await owner.query('CREATE TABLE bench_baseline (id bigserial PRIMARY KEY, payload text, created_at timestamptz DEFAULT now())');

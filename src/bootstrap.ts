@@ -15,8 +15,18 @@ export interface PreparedDatabase {
   embedded: EmbeddedDatabase | null;
 }
 
-/** DATABASE_URL, or embedded PostgreSQL in the data directory; then migrations and the request role. */
+/**
+ * DATABASE_URL, or embedded PostgreSQL in the data directory; then migrations and the request
+ * role: DATABASE_APP_URL, required in production, else derived with a development password.
+ */
 export async function prepareDatabase(config: AppConfig): Promise<PreparedDatabase> {
+  if (config.isProduction && !config.databaseAppUrl) {
+    // A derived request role would get a password generated on this machine; production names its own.
+    throw new Error(
+      'Refusing to start: DATABASE_APP_URL is required in production. Point it at a login role created ' +
+        'NOSUPERUSER NOBYPASSRLS (for example app_user with LOGIN) with a password of its own.',
+    );
+  }
   let ownerUrl = config.databaseUrl;
   let embedded: EmbeddedDatabase | null = null;
   if (!ownerUrl) {
@@ -27,7 +37,7 @@ export async function prepareDatabase(config: AppConfig): Promise<PreparedDataba
     ownerUrl = url.toString();
   }
   await ensureDatabase(ownerUrl);
-  const appUrl = await migrate(ownerUrl, config.databaseAppUrl);
+  const appUrl = await migrate(ownerUrl, config.databaseAppUrl, config.dataDir);
   return { ownerUrl, appUrl, embedded };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
@@ -46,7 +46,7 @@ export interface AppConfig {
   port: number;
   /** Owner connection, used by migrations. Unset in development means embedded PostgreSQL. */
   databaseUrl?: string;
-  /** Request-role connection; derived from databaseUrl when absent. */
+  /** Request-role connection; required in production, derived from databaseUrl (development password) otherwise. */
   databaseAppUrl?: string;
   publicUrl: string;
   encryptionKey: string;
@@ -73,20 +73,95 @@ export interface AppConfig {
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
+const LOCK_WAIT_MS = 10_000;
+const STALE_LOCK_MS = 30_000;
+
+/**
+ * Runs fn while holding `<file>.lock` (created exclusively), so processes that start together
+ * (two test runs, a test run and `npm start`) agree on one generated value instead of each
+ * writing its own. A lock older than STALE_LOCK_MS was left by a crashed process and is taken over.
+ */
+function withFileLock<T>(file: string, fn: () => T): T {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(lock, { force: true });
+      else if (Date.now() > deadline) throw new ConfigError(`Invalid configuration:\n  - could not lock ${lock} to generate a development secret`);
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
 /**
  * Development convenience: secrets that are missing are generated once and kept in the data
- * directory, so tokens and encrypted columns survive a restart of `npm start`.
+ * directory, so tokens, encrypted columns and the request role's password survive a restart of
+ * `npm start`. The file is replaced atomically, so a reader never sees half of it.
  */
-function devSecret(dataDir: string, name: string): string {
+function devSecret(dataDir: string, name: string, warning = `${name} is not set`): string {
   const file = resolve(dataDir, 'dev-secrets.json');
-  const stored: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  if (!stored[name]) {
-    stored[name] = randomBytes(32).toString('base64url');
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
-    console.warn(`[config] ${name} is not set: generated a development value in ${file}. Set it explicitly outside development.`);
+  const read = (): Record<string, string> => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
+  const known = read()[name];
+  if (known) return known;
+  mkdirSync(dirname(file), { recursive: true });
+  return withFileLock(file, () => {
+    const stored = read();
+    if (!stored[name]) {
+      stored[name] = randomBytes(32).toString('base64url');
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(stored, null, 2), { mode: 0o600 });
+      renameSync(tmp, file);
+      console.warn(`[config] ${warning}: generated a development value in ${file}. Set it explicitly outside development.`);
+    }
+    return stored[name];
+  });
+}
+
+/** The data directory (DATA_DIR, default `.data`), for code that runs before or without loadConfig. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.DATA_DIR ?? '.data');
+}
+
+/**
+ * The password of the request role when its connection is derived from the owner URL
+ * (DATABASE_APP_URL unset, never in production): random, generated once and kept with the other
+ * development secrets. Every process using the same data directory (the service, the test
+ * runs' global setup, the benchmark) sets the same value, so one setting it never breaks the
+ * connection pools another has open on the same cluster.
+ */
+export function developmentAppRolePassword(dataDir: string = defaultDataDir()): string {
+  return devSecret(dataDir, 'DATABASE_APP_PASSWORD', 'DATABASE_APP_URL is not set (password of the request role app_user)');
+}
+
+/** Why a production DATABASE_APP_URL is unacceptable, or null. */
+function appUrlProblem(appUrl: string, ownerUrl: string | undefined): string | null {
+  let app: URL;
+  try {
+    app = new URL(appUrl);
+  } catch {
+    return 'is not a URL';
   }
-  return stored[name];
+  const password = decodeURIComponent(app.password);
+  if (!password) return 'has no password: give the request role a password of its own';
+  if (password === 'app_user' || password === decodeURIComponent(app.username)) return 'uses a default password (the role name): give the request role a password of its own';
+  let ownerPassword = '';
+  try {
+    ownerPassword = ownerUrl ? decodeURIComponent(new URL(ownerUrl).password) : '';
+  } catch {
+    // DATABASE_URL is checked where it is used
+  }
+  if (ownerPassword && password === ownerPassword) return "uses the owner's password (DATABASE_URL): give the request role a password of its own";
+  return null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -98,7 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const nodeEnv = (vars.NODE_ENV ?? 'development') as AppConfig['nodeEnv'];
   const isProduction = nodeEnv === 'production';
-  const dataDir = resolve(vars.DATA_DIR ?? '.data');
+  const dataDir = defaultDataDir({ DATA_DIR: vars.DATA_DIR });
   let encryptionKey = vars.SECRET_ENCRYPTION_KEY ?? vars.APP_ENCRYPTION_KEY;
   let jwtSecret = vars.JWT_SECRET;
   if (!encryptionKey || !jwtSecret) {
@@ -113,6 +188,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (encryptionKey === jwtSecret) {
     throw new ConfigError('Invalid configuration:\n  - JWT_SECRET must differ from the encryption key');
   }
+  // DATABASE_APP_URL itself is required in production by prepareDatabase (bootstrap.ts), next to DATABASE_URL.
+  const appUrlIssue = isProduction && vars.DATABASE_APP_URL ? appUrlProblem(vars.DATABASE_APP_URL, vars.DATABASE_URL) : null;
+  if (appUrlIssue) throw new ConfigError(`Invalid configuration:\n  - DATABASE_APP_URL ${appUrlIssue}`);
   if (isProduction && vars.SSO_ALLOW_INSECURE_LOOPBACK_IDP) {
     throw new ConfigError('Invalid configuration:\n  - SSO_ALLOW_INSECURE_LOOPBACK_IDP must not be set in production');
   }

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { developmentAppRolePassword } from '../config/app-config';
 import { createOwnerDataSource } from './data-source';
 import { ensureAppRoleLogin } from './app-role';
 
@@ -17,8 +18,11 @@ export async function ensureDatabase(ownerUrl: string): Promise<void> {
   }
 }
 
-/** Applies pending migrations as the owner and returns the request-role URL. */
-export async function migrate(ownerUrl: string, appUrl?: string): Promise<string> {
+/**
+ * Applies pending migrations as the owner and returns the request-role URL: appUrl when given,
+ * else one derived with the development password kept under dataDir (default DATA_DIR).
+ */
+export async function migrate(ownerUrl: string, appUrl?: string, dataDir?: string): Promise<string> {
   const ds = createOwnerDataSource(ownerUrl);
   await ds.initialize();
   try {
@@ -35,5 +39,5 @@ export async function migrate(ownerUrl: string, appUrl?: string): Promise<string
   } finally {
     await ds.destroy();
   }
-  return appUrl ?? ensureAppRoleLogin(ownerUrl);
+  return appUrl ?? ensureAppRoleLogin(ownerUrl, developmentAppRolePassword(dataDir));
 }
