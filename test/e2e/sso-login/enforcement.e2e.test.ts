@@ -4,7 +4,7 @@ import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
 import { PASSWORD, tenantFixture } from '../../factories/tenant.factory';
 import { OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { exchangeCodeOf, insertProvider, opEndpoints, registerWithOp, roundTrip, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
+import { exchangeCodeOf, insertProvider, opEndpoints, registerWithOp, roundTrip, verifyDomain, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /** Spec 1.4: enforceSSO on an active provider closes the password paths of the users it governs. */
 describe('SSO enforcement of password sign-in, forgot and reset', () => {
@@ -29,6 +29,8 @@ describe('SSO enforcement of password sign-in, forgot and reset', () => {
     beforeAll(async () => {
       f = tenantFixture();
       ids = await t.seed(f);
+      // Governed users sign in with a password too: linking their accounts by email needs the organization's domain proof.
+      await verifyDomain(ids.orgA, f.emails.adminA.split('@')[1]);
       await insertProvider(t, { orgId: ids.orgA, ...opEndpoints(op), enforceSso: true });
     }, BOOT_TIMEOUT_MS);
 

@@ -3,7 +3,7 @@ import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
 import { tenantFixture } from '../../factories/tenant.factory';
 import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { auditOf, callback, exchange, exchangeCodeOf, freshIp, insertProvider, mintedThrough, opEndpoints, registerWithOp, roundTrip, startLogin, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
+import { auditOf, callback, exchange, exchangeCodeOf, freshIp, insertProvider, mintedThrough, opEndpoints, registerWithOp, roundTrip, startLogin, verifyDomain, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /** What an attacker would try against the sign-in flow. */
 describe('OIDC sign-in under attack', () => {
@@ -19,6 +19,8 @@ describe('OIDC sign-in under attack', () => {
     await registerWithOp(op);
     f = tenantFixture();
     ids = await t.seed(f);
+    // The victim signs in with a password too: linking that account by email needs the organization's domain proof.
+    await verifyDomain(ids.orgA, f.emails.readerA.split('@')[1]);
     provider = await insertProvider(t, { orgId: ids.orgA, ...opEndpoints(op) });
     await op.setAccount('victim', { email: f.emails.readerA, email_verified: true, name: 'Reader A' });
   }, BOOT_TIMEOUT_MS);

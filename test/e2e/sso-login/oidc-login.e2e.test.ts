@@ -33,6 +33,9 @@ describe('OIDC sign-in against a real OpenID Provider', () => {
     f = tenantFixture();
     ids = await t.seed(f);
     domain = f.emails.adminA.split('@')[1];
+    // Both organizations own their users' domain: provisioning, and matching a password account by email, need that proof.
+    await verifyDomain(ids.orgA, domain);
+    await verifyDomain(ids.orgB, domain);
     orgProvider = await insertProvider(t, { orgId: ids.orgA, name: 'Corp IdP', ...opEndpoints(op), defaultRoleId: ids.readerRoleA, defaultRoleSetBy: ids.adminA });
     partnerProvider = await insertProvider(t, { partnerId: ids.partner, name: 'MSP IdP', ...opEndpoints(op) });
   }, BOOT_TIMEOUT_MS);
@@ -173,28 +176,52 @@ describe('OIDC sign-in against a real OpenID Provider', () => {
     });
 
     it('matches a first-time identity without email_verified only on a DNS-verified domain of the organization', async () => {
-      await loginAs('site-a1-idp', { email: f.emails.siteA1 }, ['pwd']);
-      const refused = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
-      expect(refused.location).toBe('/login?error=sso_domain_unverified');
-
-      await verifyDomain(ids.orgA, domain);
-      await op.loginAs('site-a1-idp');
-      const accepted = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
-      expect(accepted.location).toMatch(/^\/#ssoCode=/);
       await ownerQuery(`DELETE FROM sso_verified_domains WHERE org_id = $1`, [ids.orgA]);
+      try {
+        await loginAs('site-a1-idp', { email: f.emails.siteA1 }, ['pwd']);
+        const refused = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
+        expect(refused.location).toBe('/login?error=sso_domain_unverified');
 
-      // Already linked now: exempt from the domain rule.
-      await op.loginAs('site-a1-idp');
-      const linked = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
-      expect(linked.location).toMatch(/^\/#ssoCode=/);
+        await verifyDomain(ids.orgA, domain);
+        await op.loginAs('site-a1-idp');
+        const accepted = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
+        expect(accepted.location).toMatch(/^\/#ssoCode=/);
+        await ownerQuery(`DELETE FROM sso_verified_domains WHERE org_id = $1`, [ids.orgA]);
+
+        // Already linked now: exempt from the domain rule.
+        await op.loginAs('site-a1-idp');
+        const linked = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
+        expect(linked.location).toMatch(/^\/#ssoCode=/);
+      } finally {
+        await ownerQuery(`DELETE FROM sso_verified_domains WHERE org_id = $1`, [ids.orgA]);
+        await verifyDomain(ids.orgA, domain);
+      }
     });
 
     it('does not provision a user whose email the IdP left unverified on an unverified domain', async () => {
-      const email = `unverified-hire@${domain}`;
-      await loginAs('unverified-hire', { email });
-      const cb = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
-      expect(cb.location).toBe('/login?error=sso_domain_unverified');
-      expect(await ownerQuery(`SELECT id FROM users WHERE email = $1`, [email])).toEqual([]);
+      await ownerQuery(`DELETE FROM sso_verified_domains WHERE org_id = $1`, [ids.orgA]);
+      try {
+        const email = `unverified-hire@${domain}`;
+        await loginAs('unverified-hire', { email });
+        const cb = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
+        expect(cb.location).toBe('/login?error=sso_domain_unverified');
+        expect(await ownerQuery(`SELECT id FROM users WHERE email = $1`, [email])).toEqual([]);
+      } finally {
+        await verifyDomain(ids.orgA, domain);
+      }
+    });
+
+    it('does not provision a user on a domain the organization has not verified, even when the IdP calls the email verified', async () => {
+      await ownerQuery(`DELETE FROM sso_verified_domains WHERE org_id = $1`, [ids.orgA]);
+      try {
+        const email = `verified-elsewhere-hire@${domain}`;
+        await loginAs('verified-elsewhere-hire', { email, email_verified: true });
+        const cb = await roundTrip(t, `/api/v1/sso/login/${ids.orgA}`);
+        expect(cb.location).toBe('/login?error=sso_domain_unverified');
+        expect(await ownerQuery(`SELECT id FROM users WHERE email = $1`, [email])).toEqual([]);
+      } finally {
+        await verifyDomain(ids.orgA, domain);
+      }
     });
   });
 

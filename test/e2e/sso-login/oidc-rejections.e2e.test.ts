@@ -2,7 +2,7 @@ import request from 'supertest';
 import { tenantFixture } from '../../factories/tenant.factory';
 import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { auditOf, bumpGeneration, callback, exchangeCodeOf, insertProvider, opEndpoints, ProviderInput, registerWithOp, roundTrip, mintedThrough, sessionCount, startLogin, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
+import { auditOf, bumpGeneration, callback, exchangeCodeOf, insertProvider, opEndpoints, ProviderInput, registerWithOp, roundTrip, mintedThrough, sessionCount, startLogin, verifyDomain, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
 /**
  * Every refusal of the callback: the contract code in the redirect, no session minted, and an
@@ -25,6 +25,8 @@ describe('OIDC callback refusals', () => {
     const f = tenantFixture();
     const ids = await t.seed(f);
     const domain = f.emails.adminA.split('@')[1];
+    // The organization owns its users' domain: matching a password account or provisioning needs that proof.
+    await verifyDomain(ids.orgA, domain);
     const provider = await insertProvider(t, { orgId: ids.orgA, ...opEndpoints(op), defaultRoleId: ids.readerRoleA, defaultRoleSetBy: ids.adminA, ...overrides(ids) });
     return { f, ids, domain, provider };
   }
@@ -64,12 +66,14 @@ describe('OIDC callback refusals', () => {
     await expectRefused(provider, `/api/v1/sso/login/${ids.orgA}`, 'user_disabled', 'account_disabled');
   });
 
-  it("no_org_access: the account exists but is not a member of the provider's organization", async () => {
+  // A user of another organization is answered as an unknown address (issue 13, 10a: test/e2e/security/sso-account-enumeration);
+  // no_org_access is for someone the organization sees without a membership: a technician of its partner.
+  it("no_org_access: a technician of the organization's partner has no membership of the provider's organization", async () => {
     const { f, ids, provider } = await tenantWithProvider();
-    await op.setAccount('noa', { email: f.emails.adminB, email_verified: true });
+    await op.setAccount('noa', { email: f.emails.tech, email_verified: true });
     await op.loginAs('noa');
     await expectRefused(provider, `/api/v1/sso/login/${ids.orgA}`, 'no_org_access', 'no_organization_membership');
-    expect(await ownerQuery(`SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [ids.orgA, ids.adminB])).toEqual([]);
+    expect(await ownerQuery(`SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [ids.orgA, ids.tech])).toEqual([]);
   });
 
   it('invite_required: a partner provider never provisions an unknown identity', async () => {

@@ -94,9 +94,11 @@ export interface RogueOidcIdp {
   /**
    * Sets the identity served in the ID token and userinfo, on top of the defaults
    * (sub 'rogue-user', email, email_verified true, name, amr ['pwd']); a key set to undefined
-   * is left out. Each call starts again from the defaults.
+   * is left out. Each call starts again from the defaults. `only` adds claims to one source
+   * alone (a key set to undefined is left out of that source), for IdPs whose ID token and
+   * userinfo disagree.
    */
-  setClaims(claims: RogueClaims): void;
+  setClaims(claims: RogueClaims, only?: { idToken?: RogueClaims; userInfo?: RogueClaims }): void;
   stop(): Promise<void>;
 }
 
@@ -130,6 +132,8 @@ export async function startRogueOidcIdp(options: RogueOidcIdpOptions = {}): Prom
   let mode: RogueMode = 'ok';
   let delayMs = 5_000;
   let claims: RogueClaims = { ...DEFAULT_CLAIMS };
+  let idTokenOnly: RogueClaims = {};
+  let userInfoOnly: RogueClaims = {};
   const codes = new Map<string, IssuedCode>();
   const accessTokens = new Map<string, RogueClaims>();
   const tokenRequests: RogueTokenRequest[] = [];
@@ -291,7 +295,10 @@ export async function startRogueOidcIdp(options: RogueOidcIdpOptions = {}): Prom
       res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
       return json(res, 401, { error: 'invalid_token' });
     }
-    const profile = Object.fromEntries(Object.entries(identity).filter(([key]) => !PROTOCOL_CLAIMS.has(key)));
+    const profile = overlay(
+      Object.fromEntries(Object.entries(identity).filter(([key]) => !PROTOCOL_CLAIMS.has(key))),
+      userInfoOnly,
+    );
     if (mode === 'userinfo_sub_mismatch') {
       profile.sub = `${String(identity.sub)}-someone-else`;
     }
@@ -301,7 +308,7 @@ export async function startRogueOidcIdp(options: RogueOidcIdpOptions = {}): Prom
   async function idToken(current: RogueMode, identity: RogueClaims, nonce: string | null): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     const payload: RogueClaims = {
-      ...identity,
+      ...overlay(identity, idTokenOnly),
       iss: current === 'wrong_iss' ? 'https://evil.example' : issuer,
       aud: current === 'wrong_aud' ? 'some-other-client' : clientId,
       iat: current === 'expired' ? now - 7200 : now,
@@ -367,8 +374,10 @@ export async function startRogueOidcIdp(options: RogueOidcIdpOptions = {}): Prom
         delayMs = modeOptions.delayMs;
       }
     },
-    setClaims(next) {
+    setClaims(next, only = {}) {
       claims = Object.fromEntries(Object.entries({ ...DEFAULT_CLAIMS, ...next }).filter(([, value]) => value !== undefined));
+      idTokenOnly = only.idToken ?? {};
+      userInfoOnly = only.userInfo ?? {};
     },
     async stop() {
       server.closeAllConnections();
@@ -380,6 +389,11 @@ export async function startRogueOidcIdp(options: RogueOidcIdpOptions = {}): Prom
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** `base` with `extra` on top; a key of `extra` set to undefined removes it. */
+function overlay(base: RogueClaims, extra: RogueClaims): RogueClaims {
+  return Object.fromEntries(Object.entries({ ...base, ...extra }).filter(([, value]) => value !== undefined));
 }
 
 function verifyPkce(issued: IssuedCode, verifier: string | null): boolean {

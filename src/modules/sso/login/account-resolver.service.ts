@@ -103,52 +103,70 @@ export class AccountResolver {
     return { exchangeCode };
   }
 
-  /** Spec 1.3 and 1.2.2 for an organization provider. */
+  /**
+   * Spec 1.3 and 1.2.2 for an organization provider. A user the organization cannot see (no
+   * membership, not a technician of its partner) is answered exactly as an address nobody holds,
+   * by the same code path (issue 13, 10a): the organization's IdP must not learn who has an
+   * account in another tenant.
+   */
   private async organizationAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<ResolvedAccount> {
     const orgId = provider.org_id!;
     if (!(await this.repo.organizationActive(orgId))) refuse('no_org_access', 'organization_inactive');
     const linked = await this.repo.identityBySubject(provider.id, sub);
-    let user: LoginUserRow | null;
-    let matchedBy: ResolvedAccount['matchedBy'];
     if (linked) {
-      user = await this.repo.userById(linked.user_id);
-      matchedBy = 'identity';
-    } else {
-      // Matching by email, or creating an account, trusts the email: when the IdP did not say it
-      // verified it, the organization must have proved it owns the domain.
-      if (identity.emailVerification === 'unknown' && !(await this.repo.domainVerifiedFor(orgId, identity.domain))) {
-        refuse('sso_domain_unverified', 'email_verification_absent_and_domain_not_verified');
-      }
-      user = await this.repo.userByEmail(identity.email);
-      matchedBy = 'email';
-      if (user && (await this.repo.otherIdentityOfUser(user.id, provider.id, sub))) refuse('identity_in_use', 'account_linked_to_another_subject');
-      if (!user) {
-        const provisioned = await this.provision(provider, identity);
-        user = provisioned.user;
-        if (provisioned.created) matchedBy = 'provisioned';
-      }
+      const user = await this.repo.userById(linked.user_id);
+      if (user && (await this.repo.visibleToOrganization(orgId, user.id))) return this.admitted(orgId, user, 'identity');
+      // A link to someone the organization no longer sees is stale: this is a first-time identity again.
+      await this.repo.deleteIdentity(linked.id);
     }
-    if (!user) refuse('user_not_found', 'account_missing');
+    // Matching by email, or creating an account, trusts the email: when the IdP did not say it
+    // verified it, the organization must have proved it owns the domain.
+    if (identity.emailVerification === 'unknown' && !(await this.repo.domainVerifiedFor(orgId, identity.domain))) {
+      refuse('sso_domain_unverified', 'email_verification_absent_and_domain_not_verified');
+    }
+    const found = await this.repo.userByEmail(identity.email);
+    if (!found || !(await this.repo.visibleToOrganization(orgId, found.id))) return this.provision(provider, identity);
+    if (await this.repo.otherIdentityOfUser(found.id, provider.id, sub)) refuse('identity_in_use', 'account_linked_to_another_subject');
+    // An IdP vouching for an address does not prove the organization controls that mailbox; taking
+    // over an account someone signs in to with a password needs the organization's DNS proof.
+    if (found.has_password && !(await this.repo.domainVerifiedFor(orgId, identity.domain))) {
+      refuse('sso_domain_unverified', 'password_account_needs_verified_domain');
+    }
+    return this.admitted(orgId, found, 'email');
+  }
+
+  private async admitted(orgId: string, user: LoginUserRow, matchedBy: ResolvedAccount['matchedBy']): Promise<ResolvedAccount> {
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
-    if (matchedBy !== 'provisioned' && !(await this.repo.isOrganizationMember(orgId, user.id))) refuse('no_org_access', 'no_organization_membership');
+    if (!(await this.repo.isOrganizationMember(orgId, user.id))) refuse('no_org_access', 'no_organization_membership');
     return { userId: user.id, matchedBy };
   }
 
-  /** Spec 1.6.4: identity-first, never provisions. */
+  /**
+   * Spec 1.6.4: identity-first, never provisions. Someone the partner cannot see (not its
+   * technician, not a member of one of its organizations) is answered as an unknown address.
+   */
   private async partnerAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<ResolvedAccount> {
     const partnerId = provider.partner_id!;
     if (!(await this.repo.partnerActive(partnerId))) refuse('no_org_access', 'partner_inactive');
     const linked = await this.repo.identityBySubject(provider.id, sub);
     const user = linked ? await this.repo.userById(linked.user_id) : await this.repo.userByEmail(identity.email);
-    if (!user) refuse('invite_required', 'no_account');
+    if (!user || !(await this.repo.visibleToPartner(partnerId, user.id))) refuse('invite_required', 'no_account');
     if (!linked && (await this.repo.otherIdentityOfUser(user.id, provider.id, sub))) refuse('identity_in_use', 'account_linked_to_another_subject');
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
     if (!(await this.repo.isPartnerMember(partnerId, user.id))) refuse('invite_required', 'not_a_technician_of_this_partner');
     return { userId: user.id, matchedBy: linked ? 'identity' : 'email' };
   }
 
-  /** Spec 1.3.3–4 and 1.2.4: only with autoProvision and a default role its configurer may still grant. */
-  private async provision(provider: LoginProviderRow, identity: MappedIdentity): Promise<{ user: LoginUserRow | null; created: boolean }> {
+  /**
+   * Spec 1.3.3–4 and 1.2.4: only with autoProvision and a default role its configurer may still
+   * grant, and only for an address on a domain the organization proved it owns by DNS. The
+   * address may already have an account the organization cannot see (another tenant's user):
+   * the outcome must not tell, so on the organization's own domain that account joins the
+   * organization with the default role exactly as a new one would, its name, password and
+   * status untouched. Without the domain proof neither is provisioned, so an IdP's word alone
+   * never reaches another tenant's account.
+   */
+  private async provision(provider: LoginProviderRow, identity: MappedIdentity): Promise<ResolvedAccount> {
     const orgId = provider.org_id!;
     if (!provider.auto_provision) refuse('user_not_found', 'no_account_and_auto_provision_off');
     if (!provider.default_role_id) refuse('default_role_required', 'no_default_role');
@@ -159,10 +177,18 @@ export class AccountResolver {
     if (!configurer || configurer.status !== 'active') refuse('default_role_required', 'default_role_configurer_inactive');
     const held = await this.repo.permissionsInOrganization(configurer.id, orgId);
     if (!role.permissions.every((permission) => hasPermission(held, permission))) refuse('default_role_required', 'default_role_configurer_no_longer_entitled');
+    if (!(await this.repo.domainVerifiedFor(orgId, identity.domain))) refuse('sso_domain_unverified', 'provisioning_needs_verified_domain');
 
-    const userId = await this.repo.createUser(identity.email, identity.name);
-    // Another sign-in created the account meanwhile: carry on with it as an existing account.
-    if (!userId) return { user: await this.repo.userByEmail(identity.email), created: false };
+    let userId = await this.repo.createUser(identity.email, identity.name);
+    if (!userId) {
+      // Held by an account this organization cannot see, or created by a concurrent sign-in.
+      const existing = await this.repo.userByEmail(identity.email);
+      if (!existing) throw new Error('An email refused as taken has no account');
+      if (existing.status !== 'active') refuse('user_disabled', 'account_disabled');
+      // Links it kept at this provider from a time the organization saw it are stale.
+      if (!(await this.repo.visibleToOrganization(orgId, existing.id))) await this.repo.deleteIdentitiesAt(provider.id, existing.id);
+      userId = existing.id;
+    }
     await this.repo.addOrganizationMember(orgId, userId, role.id);
     await this.audit.record({
       action: 'sso.user.provisioned',
@@ -172,6 +198,6 @@ export class AccountResolver {
       actor: { type: 'system', id: null },
       details: { providerId: provider.id, roleId: role.id, configuredBy: configurer.id },
     });
-    return { user: { id: userId, email: identity.email, status: 'active' }, created: true };
+    return { userId, matchedBy: 'provisioned' };
   }
 }

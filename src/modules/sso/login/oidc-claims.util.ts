@@ -41,6 +41,23 @@ export function emailVerification(claims: Record<string, unknown>): EmailVerific
   return 'unknown';
 }
 
+/** The standard claim whose verification `email_verified` states (OpenID Connect Core 5.1). */
+const STANDARD_EMAIL_CLAIM = 'email';
+
+/**
+ * What the IdP said about the email the mapping reads, bound to the claim source that supplied
+ * it: the profile takes the email from UserInfo when UserInfo has one, so UserInfo's
+ * `email_verified` is the statement about it; otherwise the ID token's. `email_verified` only
+ * speaks about the standard `email` claim, so an email mapped from another claim (a UPN, a
+ * custom attribute) is never verified by it. A `false` in either source wins over everything.
+ */
+export function sourcedEmailVerification(idTokenClaims: Record<string, unknown>, userInfo: Record<string, unknown>, emailClaim: string): EmailVerification {
+  if (emailVerification(idTokenClaims) === 'unverified' || emailVerification(userInfo) === 'unverified') return 'unverified';
+  if (emailClaim !== STANDARD_EMAIL_CLAIM) return 'unknown';
+  const source = stringClaim(userInfo, emailClaim) !== null ? userInfo : idTokenClaims;
+  return emailVerification(source);
+}
+
 /** Spec 1.7.2–3: MFA counts only when the ID token's amr lists `mfa`. */
 export function amrIncludesMfa(idTokenClaims: Record<string, unknown>): boolean {
   const amr = idTokenClaims.amr;
@@ -55,8 +72,12 @@ function stringClaim(claims: Record<string, unknown>, key: string | undefined): 
   return trimmed === '' ? null : trimmed;
 }
 
-/** Maps the profile through the provider's attribute mapping (spec 2.3). */
-export function mapIdentity(claims: Record<string, unknown>, mapping: AttributeMapping): MappedIdentity | MappingFailure {
+/**
+ * Maps the profile through the provider's attribute mapping (spec 2.3). `verification` is what
+ * the IdP said about that email (sourcedEmailVerification); it is never read from the merged
+ * profile, where one source's `email_verified` would vouch for the other's email.
+ */
+export function mapIdentity(claims: Record<string, unknown>, mapping: AttributeMapping, verification: EmailVerification): MappedIdentity | MappingFailure {
   const email = stringClaim(claims, mapping.email);
   if (!email) return 'email_claim_missing';
   const domain = domainOf(email);
@@ -69,7 +90,7 @@ export function mapIdentity(claims: Record<string, unknown>, mapping: AttributeM
   const rawGroups = mapping.groups ? claims[mapping.groups] : undefined;
   const groups = Array.isArray(rawGroups) ? rawGroups.filter((g): g is string => typeof g === 'string') : [];
 
-  return { email, domain, name: name.slice(0, MAX_NAME), groups, emailVerification: emailVerification(claims) };
+  return { email, domain, name: name.slice(0, MAX_NAME), groups, emailVerification: verification };
 }
 
 /** allowedDomains (spec 1.1.12): empty means every domain; otherwise the email domain is one of them. */

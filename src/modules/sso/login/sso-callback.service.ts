@@ -4,7 +4,7 @@ import { SecretBox } from '../../../infra/crypto/secret-box.service';
 import { IdentityLinker } from '../linking/identity-linker.service';
 import { AccountResolver, VerifiedSignIn } from './account-resolver.service';
 import { LoginAudit } from './login-audit.service';
-import { amrIncludesMfa, domainAllowed, mapIdentity, profileClaims } from './oidc-claims.util';
+import { amrIncludesMfa, domainAllowed, mapIdentity, profileClaims, sourcedEmailVerification } from './oidc-claims.util';
 import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
 import { OidcLoginStarter } from './oidc-login-starter.service';
 import { signedInLocation } from './redirect-path.util';
@@ -154,7 +154,8 @@ export class SsoCallbackService {
       throw error;
     }
     const profile = profileClaims(login.idTokenClaims, login.userInfo);
-    const identity = mapIdentity(profile, provider.attribute_mapping);
+    const verification = sourcedEmailVerification(login.idTokenClaims, login.userInfo, provider.attribute_mapping.email);
+    const identity = mapIdentity(profile, provider.attribute_mapping, verification);
     if (typeof identity === 'string') return new LoginRejection('sso_error', identity);
     if (identity.emailVerification === 'unverified') return new LoginRejection('sso_email_unverified', 'idp_reports_email_unverified');
     if (!domainAllowed(provider.allowed_domains, identity.domain)) return new LoginRejection('domain_not_allowed', 'email_domain_not_in_allowed_domains');

@@ -65,6 +65,8 @@ export interface LoginUserRow {
   id: string;
   email: string;
   status: string;
+  /** Whether the account can sign in with a password (an SSO-provisioned account has none). */
+  has_password: boolean;
 }
 
 export interface IdentityUpsert {
@@ -187,11 +189,42 @@ export class SsoLoginRepository {
   }
 
   userById(id: string): Promise<LoginUserRow | null> {
-    return this.db.one<LoginUserRow>(`SELECT id, email, status FROM users WHERE id = $1`, [id]);
+    return this.db.one<LoginUserRow>(`SELECT id, email, status, password_hash IS NOT NULL AS has_password FROM users WHERE id = $1`, [id]);
   }
 
   userByEmail(email: string): Promise<LoginUserRow | null> {
-    return this.db.one<LoginUserRow>(`SELECT id, email, status FROM users WHERE lower(email) = lower($1)`, [email]);
+    return this.db.one<LoginUserRow>(`SELECT id, email, status, password_hash IS NOT NULL AS has_password FROM users WHERE lower(email) = lower($1)`, [email]);
+  }
+
+  /** The organization sees the user: a member of it, or a technician of its partner (whatever their organization reach). */
+  async visibleToOrganization(orgId: string, userId: string): Promise<boolean> {
+    const row = await this.db.one<{ visible: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2)
+           OR EXISTS (SELECT 1 FROM partner_memberships pm JOIN organizations o ON o.partner_id = pm.partner_id
+                       WHERE o.id = $1 AND pm.user_id = $2) AS visible`,
+      [orgId, userId],
+    );
+    return row!.visible;
+  }
+
+  /** The partner sees the user: one of its technicians, or a member of one of its organizations. */
+  async visibleToPartner(partnerId: string, userId: string): Promise<boolean> {
+    const row = await this.db.one<{ visible: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2)
+           OR EXISTS (SELECT 1 FROM organization_memberships m JOIN organizations o ON o.id = m.org_id
+                       WHERE o.partner_id = $1 AND m.user_id = $2) AS visible`,
+      [partnerId, userId],
+    );
+    return row!.visible;
+  }
+
+  async deleteIdentity(id: string): Promise<void> {
+    await this.db.exec(`DELETE FROM user_sso_identities WHERE id = $1`, [id]);
+  }
+
+  /** Every link of the user at one provider (links left from a time the provider's tenant still saw the user). */
+  async deleteIdentitiesAt(providerId: string, userId: string): Promise<void> {
+    await this.db.exec(`DELETE FROM user_sso_identities WHERE provider_id = $1 AND user_id = $2`, [providerId, userId]);
   }
 
   async organizationActive(orgId: string): Promise<boolean> {
