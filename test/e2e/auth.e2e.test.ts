@@ -39,9 +39,13 @@ describe('password sign-in, MFA, refresh rotation and sessions', () => {
     const ok = await request(t.http).post('/api/v1/auth/mfa/verify').send({ mfaToken: first.body.mfaToken, code }).expect(200);
     const me = await request(t.http).get('/api/v1/auth/me').set('Authorization', `Bearer ${ok.body.accessToken}`).expect(200);
     expect(me.body.session.mfa).toBe(true);
-    // the same code cannot be used twice
+    // the challenge is single use
     const again = await request(t.http).post('/api/v1/auth/mfa/verify').send({ mfaToken: first.body.mfaToken, code }).expect(401);
-    expect(again.body.code).toBe('invalid_mfa_code');
+    expect(again.body.code).toBe('invalid_mfa_token');
+    // and so is the code's time step, even on a fresh challenge
+    const second = await request(t.http).post('/api/v1/auth/login').send({ email: f.emails.adminA, password: PASSWORD }).expect(200);
+    const replay = await request(t.http).post('/api/v1/auth/mfa/verify').send({ mfaToken: second.body.mfaToken, code }).expect(401);
+    expect(replay.body.code).toBe('invalid_mfa_code');
   });
 
   it('rotates refresh tokens and revokes the whole session when a rotated token is reused', async () => {

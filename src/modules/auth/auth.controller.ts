@@ -4,6 +4,7 @@ import { Throttle } from '@nestjs/throttler';
 import { Auth, CurrentPrincipal, Public } from '../../common/decorators/auth.decorator';
 import { RateKey } from '../../common/decorators/rate-key.decorator';
 import type { Principal } from '../../common/principal';
+import { AuthRateLimits, LOGIN_PER_ADDRESS, MFA_ACTIVATE_PER_ACCOUNT, PASSWORD_CHECK_PER_ACCOUNT } from './auth-rate-limit.guard';
 import { AuthService } from './auth.service';
 import {
   ChangePasswordDto,
@@ -12,6 +13,7 @@ import {
   MeDto,
   MfaActivateDto,
   MfaChallengeDto,
+  MfaEnrollDto,
   MfaEnrollmentDto,
   MfaVerifyDto,
   RefreshDto,
@@ -33,6 +35,7 @@ export class AuthController {
   @Public(OWN_TX)
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @RateKey((req) => `login:${req.ip}:${String(req.body?.email ?? '').toLowerCase()}`)
+  @AuthRateLimits(LOGIN_PER_ADDRESS)
   login(@Body() dto: LoginDto): Promise<TokenPairDto | MfaChallengeDto> {
     return this.auth.login(dto.email, dto.password);
   }
@@ -45,16 +48,22 @@ export class AuthController {
     return this.auth.verifyMfa(dto.mfaToken, dto.code);
   }
 
+  /** Needs the current password (see MfaEnrollDto); replacing an existing authenticator also needs an MFA session. */
   @Post('mfa/enroll')
   @HttpCode(200)
   @Auth(OWN_TX)
-  enrollMfa(@CurrentPrincipal() principal: Principal): Promise<MfaEnrollmentDto> {
-    return this.auth.enrollMfa(principal);
+  @Throttle({ default: { limit: 10, ttl: 60_000 } })
+  @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
+  enrollMfa(@CurrentPrincipal() principal: Principal, @Body() dto: MfaEnrollDto): Promise<MfaEnrollmentDto> {
+    return this.auth.enrollMfa(principal, dto.password);
   }
 
+  /** Does not make the current session MFA-satisfied: sign in again with a code for that. */
   @Post('mfa/activate')
   @HttpCode(200)
   @Auth(OWN_TX)
+  @Throttle({ default: { limit: 10, ttl: 60_000 } })
+  @AuthRateLimits(MFA_ACTIVATE_PER_ACCOUNT)
   activateMfa(@CurrentPrincipal() principal: Principal, @Body() dto: MfaActivateDto): Promise<SuccessMessageDto> {
     return this.auth.activateMfa(principal, dto.code);
   }
@@ -92,6 +101,8 @@ export class AuthController {
   @Post('change-password')
   @HttpCode(200)
   @Auth(OWN_TX)
+  @Throttle({ default: { limit: 10, ttl: 60_000 } })
+  @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
   changePassword(@CurrentPrincipal() principal: Principal, @Body() dto: ChangePasswordDto): Promise<SuccessMessageDto> {
     return this.auth.changePassword(principal, dto.currentPassword, dto.newPassword);
   }

@@ -109,8 +109,82 @@ export class AuthRepository {
     );
   }
 
-  async markSessionMfa(id: string): Promise<void> {
-    await this.db.exec(`UPDATE sessions SET mfa = true WHERE id = $1`, [id]);
+  /** Seconds since the session's sign-in (a refresh does not renew it); null when the session is gone. */
+  async sessionAgeSeconds(id: string): Promise<number | null> {
+    const row = await this.db.one<{ age: number }>(
+      `SELECT extract(epoch FROM now() - created_at)::float8 AS age FROM sessions WHERE id = $1 AND revoked_at IS NULL`,
+      [id],
+    );
+    return row ? row.age : null;
+  }
+
+  /**
+   * The account row, locked for the rest of the transaction: MFA verifications of one account
+   * run one at a time, and always lock the account before its challenges.
+   */
+  lockUser(id: string): Promise<UserAuthRow | null> {
+    return this.db.one<UserAuthRow>(
+      `SELECT id, email, name, password_hash, status, totp_secret, totp_pending_secret FROM users WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+  }
+
+  /** Stores a new challenge (hashed) and drops the account's challenges older than a day. */
+  async insertMfaChallenge(userId: string, hash: string, ttlSeconds: number): Promise<void> {
+    await this.db.exec(`DELETE FROM mfa_challenges WHERE user_id = $1 AND created_at < now() - interval '1 day'`, [userId]);
+    await this.db.exec(
+      `INSERT INTO mfa_challenges (user_id, token_hash, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
+      [userId, hash, ttlSeconds],
+    );
+  }
+
+  async mfaChallengeOwner(hash: string): Promise<string | null> {
+    return (await this.db.one<{ user_id: string }>(`SELECT user_id FROM mfa_challenges WHERE token_hash = $1`, [hash]))?.user_id ?? null;
+  }
+
+  /** The challenge, locked; `open` when it is unexpired, unconsumed and has attempts left. */
+  lockMfaChallenge(hash: string, maxAttempts: number): Promise<{ id: string; user_id: string; open: boolean } | null> {
+    return this.db.one(
+      `SELECT id, user_id, (consumed_at IS NULL AND expires_at > now() AND attempts < $2) AS open
+         FROM mfa_challenges WHERE token_hash = $1 FOR UPDATE`,
+      [hash, maxAttempts],
+    );
+  }
+
+  /**
+   * Wrong codes on the account's challenges issued within the window, and the seconds until the
+   * oldest of those challenges leaves it.
+   */
+  async recentWrongMfaCodes(userId: string, windowSeconds: number): Promise<{ wrong: number; retryAfterSeconds: number }> {
+    const row = await this.db.one<{ wrong: number; retry_after: number | null }>(
+      `SELECT coalesce(sum(attempts), 0)::int AS wrong,
+              ceil(extract(epoch FROM min(created_at) FILTER (WHERE attempts > 0) + make_interval(secs => $2) - now()))::int AS retry_after
+         FROM mfa_challenges WHERE user_id = $1 AND created_at > now() - make_interval(secs => $2)`,
+      [userId, windowSeconds],
+    );
+    return { wrong: row?.wrong ?? 0, retryAfterSeconds: Math.max(1, row?.retry_after ?? windowSeconds) };
+  }
+
+  /** Spends one attempt of an open challenge; the attempts now spent (null when none was left). */
+  async recordWrongMfaCode(challengeId: string, maxAttempts: number): Promise<number | null> {
+    const row = await this.db.one<{ attempts: number }>(
+      `UPDATE mfa_challenges SET attempts = attempts + 1 WHERE id = $1 AND consumed_at IS NULL AND attempts < $2 RETURNING attempts`,
+      [challengeId, maxAttempts],
+    );
+    return row?.attempts ?? null;
+  }
+
+  /** Compare-and-set: true for the one caller that consumes an open challenge. */
+  async consumeMfaChallenge(challengeId: string, maxAttempts: number): Promise<boolean> {
+    return (await this.db.exec(
+      `UPDATE mfa_challenges SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL AND expires_at > now() AND attempts < $2`,
+      [challengeId, maxAttempts],
+    )) === 1;
+  }
+
+  /** Ends the account's MFA challenges (they were issued against a password that changed). */
+  async deleteMfaChallenges(userId: string): Promise<void> {
+    await this.db.exec(`DELETE FROM mfa_challenges WHERE user_id = $1`, [userId]);
   }
 
   /** Records the TOTP step as used; false when that step (or a later one) was already used. */

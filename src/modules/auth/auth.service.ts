@@ -5,6 +5,7 @@ import { TenantTransaction } from '../../infra/database/tenant-transaction.servi
 import type { Principal } from '../../common/principal';
 import { AppException } from '../../common/errors/app.exception';
 import { AuditService } from '../audit/audit.service';
+import { AfterResponseService } from './after-response.service';
 import { AuthErrors } from './auth.errors';
 import { AuthRepository, UserAuthRow } from './auth.repository';
 import { MailService } from './mail.service';
@@ -13,11 +14,18 @@ import { PasswordLoginPolicy } from './password-login-policy.service';
 import { PasswordService } from './password.service';
 import { PrincipalResolver } from './principal-resolver.service';
 import { SessionService } from './session.service';
-import { TokenService } from './token.service';
 import type { MeDto, MfaChallengeDto, MfaEnrollmentDto, SuccessMessageDto, TokenPairDto } from './dto/auth.dto';
 
 const RESET_TOKEN_TTL_SECONDS = 3600;
 const FORGOT_MESSAGE = 'If an account exists for that address, a reset link has been sent.';
+const MFA_CHALLENGE_TTL_SECONDS = 5 * 60;
+/** Wrong codes one challenge takes before it is burned (mfa_challenges checks the same bound). */
+const MFA_CHALLENGE_ATTEMPTS = 5;
+/** Wrong codes one account takes across its challenges issued within the window. */
+const MFA_ACCOUNT_WRONG_CODES = 10;
+const MFA_ACCOUNT_WINDOW_SECONDS = 15 * 60;
+/** How recent the sign-in of a user without a password must be to change MFA settings. */
+const RECENT_SIGN_IN_SECONDS = 5 * 60;
 
 export const totpContext = (userId: string) => `users.totp_secret:${userId}`;
 
@@ -31,12 +39,12 @@ export class AuthService {
     private readonly passwords: PasswordService,
     private readonly mfa: MfaService,
     private readonly sessions: SessionService,
-    private readonly tokens: TokenService,
     private readonly box: SecretBox,
     private readonly mail: MailService,
     private readonly policy: PasswordLoginPolicy,
     private readonly principals: PrincipalResolver,
     private readonly audit: AuditService,
+    private readonly afterResponse: AfterResponseService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -54,50 +62,86 @@ export class AuthService {
         await this.audit.record({ action: 'auth.login.refused_sso_enforced', resourceType: 'user', resourceId: user.id, actor: { type: 'user', id: user.id } });
         return AuthErrors.invalidCredentials();
       }
-      if (user.totp_secret) return { mfaRequired: true as const, mfaToken: await this.tokens.signMfaChallenge(user.id) };
+      if (user.totp_secret) return { mfaRequired: true as const, mfaToken: await this.issueMfaChallenge(user.id) };
       return this.openSession(user, false);
     });
     if (outcome instanceof AppException) throw outcome;
     return outcome;
   }
 
-  verifyMfa(mfaToken: string, code: string): Promise<TokenPairDto> {
-    return this.tx.withSystemContext('second sign-in step for an account not yet signed in', async () => {
-      const userId = await this.tokens.verifyMfaChallenge(mfaToken);
-      if (!userId) throw AuthErrors.invalidMfaToken();
-      const user = await this.repo.userById(userId);
-      if (!user || user.status !== 'active' || !user.totp_secret) throw AuthErrors.invalidMfaToken();
-      await this.checkTotp(user.id, this.box.decrypt(user.totp_secret, totpContext(user.id)), code);
+  /**
+   * The second sign-in step. The challenge is a row: each wrong code spends one of its five
+   * attempts and one of the account's ten per fifteen minutes, whatever address it comes from,
+   * and the right code consumes it (compare-and-set), so one challenge opens one session at most.
+   * Refusals are returned out of the transaction and thrown after it commits, so the spent
+   * attempts stay spent.
+   */
+  async verifyMfa(mfaToken: string, code: string): Promise<TokenPairDto> {
+    const hash = tokenHash(mfaToken);
+    const outcome = await this.tx.withSystemContext('second sign-in step for an account not yet signed in', async () => {
+      const owner = await this.repo.mfaChallengeOwner(hash);
+      // The account first, then its challenge: one account's verifications (and password changes) queue on the account row.
+      const user = owner ? await this.repo.lockUser(owner) : null;
+      const challenge = user ? await this.repo.lockMfaChallenge(hash, MFA_CHALLENGE_ATTEMPTS) : null;
+      if (!user || !challenge?.open || user.status !== 'active' || !user.totp_secret) return AuthErrors.invalidMfaToken();
+      const budget = await this.repo.recentWrongMfaCodes(user.id, MFA_ACCOUNT_WINDOW_SECONDS);
+      if (budget.wrong >= MFA_ACCOUNT_WRONG_CODES) return AuthErrors.mfaAccountLimited(budget.retryAfterSeconds);
+      const step = this.mfa.matchingStep(this.box.decrypt(user.totp_secret, totpContext(user.id)), code);
+      if (step === null || !(await this.repo.claimTotpStep(user.id, step))) {
+        const spent = await this.repo.recordWrongMfaCode(challenge.id, MFA_CHALLENGE_ATTEMPTS);
+        if (spent === MFA_CHALLENGE_ATTEMPTS) {
+          await this.audit.record({ action: 'auth.mfa.challenge_burned', resourceType: 'user', resourceId: user.id, actor: { type: 'system', id: null }, details: { attempts: spent } });
+        }
+        return AuthErrors.invalidMfaCode();
+      }
+      if (!(await this.repo.consumeMfaChallenge(challenge.id, MFA_CHALLENGE_ATTEMPTS))) return AuthErrors.invalidMfaToken();
       return this.openSession(user, true);
     });
+    if (outcome instanceof AppException) throw outcome;
+    return outcome;
   }
 
-  enrollMfa(principal: Principal): Promise<MfaEnrollmentDto> {
+  /**
+   * Starts enrolment, or the replacement of an existing authenticator. An access token alone is
+   * not enough: the caller proves the password again (a user without one: a sign-in within the
+   * last five minutes), and replacing an authenticator also needs an MFA session. The new seed
+   * waits in the pending slot until activation; the session itself never changes.
+   */
+  enrollMfa(principal: Principal, password: string | undefined): Promise<MfaEnrollmentDto> {
     return this.tx.withSystemContext('a user reads and writes their own MFA seed', async () => {
-      const user = await this.requireUser(principal);
-      if (user.totp_secret) throw AuthErrors.mfaAlreadyEnabled();
+      const user = await this.requireSessionUser(principal);
+      const replacing = !!user.totp_secret;
+      // Checked before the password, so a stolen password-only token learns nothing about the password here.
+      if (replacing && !principal.mfa) throw AuthErrors.mfaRequired();
+      await this.reauthenticate(principal, user, password);
       const secret = this.mfa.newSecret();
       await this.repo.setPendingTotp(user.id, this.box.encrypt(secret, totpContext(user.id)));
+      await this.audit.record({ action: 'auth.mfa.enroll', resourceType: 'user', resourceId: user.id, orgId: principal.orgId, partnerId: principal.partnerId, details: { replacing } });
       return { secret, otpauthUrl: this.mfa.otpauthUrl(user.email, secret) };
     });
   }
 
-  /** Activating proves possession of the second factor, so the current session becomes MFA-satisfied. */
-  activateMfa(principal: Principal, code: string): Promise<SuccessMessageDto> {
-    return this.tx.withSystemContext('a user activates their own MFA seed', async () => {
-      const user = await this.requireUser(principal);
-      if (user.totp_secret) throw AuthErrors.mfaAlreadyEnabled();
+  /**
+   * Proves possession of the pending seed and makes it the account's authenticator. The current
+   * session stays as it was (a password-only session stays password-only): MFA sessions come
+   * only from signing in with the code. The account holder is told by mail after the commit.
+   */
+  async activateMfa(principal: Principal, code: string): Promise<SuccessMessageDto> {
+    const done = await this.tx.withSystemContext('a user activates their own MFA seed', async () => {
+      const user = await this.requireSessionUser(principal);
       if (!user.totp_pending_secret) throw AuthErrors.mfaNotPending();
-      const secret = this.box.decrypt(user.totp_pending_secret, totpContext(user.id));
-      await this.checkTotp(user.id, secret, code);
+      const replacing = !!user.totp_secret;
+      if (replacing && !principal.mfa) throw AuthErrors.mfaRequired();
+      await this.checkTotp(user.id, this.box.decrypt(user.totp_pending_secret, totpContext(user.id)), code);
       await this.repo.activateTotp(user.id, user.totp_pending_secret);
-      if (principal.sessionId) {
-        await this.repo.markSessionMfa(principal.sessionId);
-        this.principals.forgetSession(principal.sessionId);
-      }
-      await this.audit.record({ action: 'auth.mfa.enabled', resourceType: 'user', resourceId: user.id, orgId: principal.orgId, partnerId: principal.partnerId });
-      return { success: true, message: 'Multi-factor authentication is enabled' };
+      await this.audit.record({ action: 'auth.mfa.activate', resourceType: 'user', resourceId: user.id, orgId: principal.orgId, partnerId: principal.partnerId, details: { replacing } });
+      return { email: user.email, replacing };
     });
+    const what = done.replacing ? 'The authenticator app of your account was replaced' : 'Multi-factor authentication was turned on for your account';
+    this.mail
+      .send(done.email, what, `${what} at ${new Date().toISOString()}: signing in now needs a code from the new authenticator app.\n\nIf this was not you, reset your password and contact your administrator.`)
+      .catch((err: Error) => this.logger.error(`MFA notice mail failed: ${err.message}`));
+    return { success: true, message: 'Multi-factor authentication is enabled; sign in again to use it' };
   }
 
   /** Rotates the refresh token; a rotated token presented again revokes its whole session. */
@@ -138,8 +182,18 @@ export class AuthService {
     });
   }
 
-  /** Always the same answer; the mail goes out after the token has committed, off the request path. */
+  /**
+   * Always the same answer, sent before any per-account work: the lookup, the token and the mail
+   * run once the response has left, so neither the answer nor its timing depends on whether the
+   * account exists.
+   */
   async forgotPassword(email: string): Promise<SuccessMessageDto> {
+    this.afterResponse.schedule('password reset request', () => this.issueReset(email));
+    return { success: true, message: FORGOT_MESSAGE };
+  }
+
+  /** The account's one open reset link (a newer one replaces it), mailed after the token commits. */
+  private async issueReset(email: string): Promise<void> {
     const issued = await this.tx.withSystemContext('password reset looks the account up by email', async () => {
       const user = await this.repo.userByEmail(email);
       if (!user || user.status !== 'active') return null;
@@ -148,13 +202,9 @@ export class AuthService {
       await this.repo.issueResetToken(user.id, tokenHash(token), RESET_TOKEN_TTL_SECONDS);
       return { email: user.email, token };
     });
-    if (issued) {
-      const link = `${this.config.publicUrl}/reset-password#token=${issued.token}`;
-      this.mail
-        .send(issued.email, 'Reset your password', `Use this link within one hour to choose a new password:\n\n${link}\n\nIf you did not ask for this, ignore this message.`)
-        .catch((err: Error) => this.logger.error(`Password reset mail failed: ${err.message}`));
-    }
-    return { success: true, message: FORGOT_MESSAGE };
+    if (!issued) return;
+    const link = `${this.config.publicUrl}/reset-password#token=${issued.token}`;
+    await this.mail.send(issued.email, 'Reset your password', `Use this link within one hour to choose a new password:\n\n${link}\n\nIf you did not ask for this, ignore this message.`);
   }
 
   resetPassword(token: string, password: string): Promise<SuccessMessageDto> {
@@ -162,6 +212,7 @@ export class AuthService {
       const row = await this.repo.consumeResetToken(tokenHash(token));
       if (!row || (await this.policy.isSsoEnforced(row.user_id))) throw AuthErrors.invalidResetToken();
       await this.repo.setPassword(row.user_id, await this.passwords.hash(password));
+      await this.endPasswordCredentials(row.user_id);
       await this.repo.revokeUserSessions(row.user_id, 'password_reset');
       this.principals.forgetUser(row.user_id);
       return { success: true, message: 'Your password has been changed. Sign in with the new password.' };
@@ -170,9 +221,10 @@ export class AuthService {
 
   changePassword(principal: Principal, current: string, next: string): Promise<SuccessMessageDto> {
     return this.tx.withSystemContext('a user changes their own password', async () => {
-      const user = await this.requireUser(principal);
+      const user = await this.requireSessionUser(principal);
       if (!(await this.passwords.verify(user.password_hash, current))) throw AuthErrors.wrongPassword();
       await this.repo.setPassword(user.id, await this.passwords.hash(next));
+      await this.endPasswordCredentials(user.id);
       await this.repo.revokeUserSessions(user.id, 'password_changed', principal.sessionId);
       this.principals.forgetUser(user.id);
       return { success: true, message: 'Password changed; your other sessions were signed out' };
@@ -198,9 +250,37 @@ export class AuthService {
     return pair;
   }
 
+  private async issueMfaChallenge(userId: string): Promise<string> {
+    const token = `mfa_${randomToken(32)}`;
+    await this.repo.insertMfaChallenge(userId, tokenHash(token), MFA_CHALLENGE_TTL_SECONDS);
+    return token;
+  }
+
+  /** What was issued against the old password: open reset links and MFA challenges. */
+  private async endPasswordCredentials(userId: string): Promise<void> {
+    await this.repo.retireResetTokens(userId);
+    await this.repo.deleteMfaChallenges(userId);
+  }
+
+  /** The current password again, or for a user without one, a sign-in within RECENT_SIGN_IN_SECONDS. */
+  private async reauthenticate(principal: Principal, user: UserAuthRow, password: string | undefined): Promise<void> {
+    if (user.password_hash) {
+      if (!password || !(await this.passwords.verify(user.password_hash, password))) throw AuthErrors.wrongPassword();
+      return;
+    }
+    const age = principal.sessionId ? await this.repo.sessionAgeSeconds(principal.sessionId) : null;
+    if (age === null || age > RECENT_SIGN_IN_SECONDS) throw AuthErrors.recentSignInRequired();
+  }
+
   private async checkTotp(userId: string, secret: string, code: string): Promise<void> {
     const step = this.mfa.matchingStep(secret, code);
     if (step === null || !(await this.repo.claimTotpStep(userId, step))) throw AuthErrors.invalidMfaCode();
+  }
+
+  /** Account self-service (password, MFA) belongs to the person at a session, never to an API key acting for them. */
+  private async requireSessionUser(principal: Principal): Promise<UserAuthRow> {
+    if (principal.kind !== 'user' || !principal.sessionId) throw AuthErrors.sessionRequired();
+    return this.requireUser(principal);
   }
 
   private async requireUser(principal: Principal): Promise<UserAuthRow> {

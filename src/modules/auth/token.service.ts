@@ -5,7 +5,6 @@ import type { SessionScope } from '../../common/principal';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 export const REFRESH_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
-const MFA_CHALLENGE_TTL_SECONDS = 5 * 60;
 const ISSUER = 'rmm-identity';
 const AUDIENCE = 'rmm-api';
 
@@ -49,22 +48,6 @@ export class TokenService {
       partnerId: (payload.partnerId as string | null) ?? null,
       mfa: payload.mfa === true,
     };
-  }
-
-  signMfaChallenge(userId: string): Promise<string> {
-    return new SignJWT({ typ: 'mfa_challenge' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(userId)
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(`${MFA_CHALLENGE_TTL_SECONDS}s`)
-      .sign(this.key);
-  }
-
-  async verifyMfaChallenge(token: string): Promise<string | null> {
-    const payload = await this.verify(token, 'mfa_challenge');
-    return typeof payload?.sub === 'string' ? payload.sub : null;
   }
 
   private async verify(token: string, typ: string) {

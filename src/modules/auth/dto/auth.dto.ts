@@ -1,4 +1,4 @@
-import { IsEmail, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 
 export class LoginDto {
   @IsEmail() @MaxLength(255) email: string;
@@ -8,6 +8,11 @@ export class LoginDto {
 export class MfaVerifyDto {
   @IsString() @MaxLength(2048) mfaToken: string;
   @IsString() @Matches(/^\d{6}$/, { message: 'code must be 6 digits' }) code: string;
+}
+
+export class MfaEnrollDto {
+  /** The current password. Required when the account has one; a user without a password must have signed in within the last 5 minutes. */
+  @IsOptional() @IsString() @Length(1, 1024) password?: string;
 }
 
 export class MfaActivateDto {

@@ -1,0 +1,41 @@
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { CLS_REQ, ClsService } from 'nestjs-cls';
+import type { Request } from 'express';
+
+/**
+ * Work that must not start before the answer has left: a public route whose answer would
+ * otherwise reveal (through its timing) what the work found. A task starts once the current
+ * response has finished (or its connection closed), in a context of its own, and opens its
+ * own transactions. Tasks live in this process: one lost to a crash is lost, which suits work
+ * the caller can simply ask for again (a reset link). Shutdown waits for the tasks in flight.
+ */
+@Injectable()
+export class AfterResponseService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(AfterResponseService.name);
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly cls: ClsService) {}
+
+  schedule(name: string, task: () => Promise<void>): void {
+    const res = this.cls.isActive() ? this.cls.get<Request | undefined>(CLS_REQ)?.res : undefined;
+    const answered = new Promise<void>((resolve) => {
+      if (!res || res.writableFinished || res.destroyed) return setImmediate(resolve);
+      res.once('finish', () => resolve());
+      res.once('close', () => resolve());
+    });
+    const run: Promise<void> = answered
+      .then(() => this.cls.run({ ifNested: 'override' }, task))
+      .catch((err: Error) => this.logger.error(`${name} failed: ${err.message}`))
+      .finally(() => this.pending.delete(run));
+    this.pending.add(run);
+  }
+
+  /** Resolves once every scheduled task has finished, including tasks scheduled meanwhile. */
+  async drain(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.drain();
+  }
+}
