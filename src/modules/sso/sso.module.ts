@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { IdpNetwork } from './discovery/idp-network.service';
 import { ProviderDiscoveryService } from './discovery/provider-discovery.service';
 import { DomainRecheckJob } from './domains/domain-recheck.job';
@@ -19,6 +20,8 @@ import { IdpMetadataImporter } from './saml/metadata/idp-metadata-importer.servi
  * client) and the verified-domain lookup.
  */
 @Module({
+  // PrincipalResolver: a provider's change ends the sessions it minted, at once on this instance.
+  imports: [AuthModule],
   controllers: [SsoProviderController, SsoCheckController, SsoDomainController],
   providers: [
     IdpNetwork,

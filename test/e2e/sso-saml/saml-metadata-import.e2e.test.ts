@@ -113,7 +113,7 @@ describe('SAML providers from IdP metadata', () => {
   it('refuses metadata URLs that the discovery rules refuse, before storing anything', async () => {
     const before = await ownerQuery(`SELECT count(*)::int AS n FROM sso_providers WHERE org_id = $1`, [ids.orgA]);
     const privateAddress = await create({ idpMetadataUrl: 'https://10.0.0.7/metadata' }).expect(400);
-    expect(privateAddress.body).toMatchObject({ code: 'saml_metadata_invalid', reason: 'private_address' });
+    expect(privateAddress.body).toMatchObject({ code: 'saml_metadata_invalid', reason: 'endpoint_unavailable' });
     const plainHttp = await create({ idpMetadataUrl: 'http://idp.example.com/metadata' }).expect(400);
     expect(plainHttp.body).toMatchObject({ code: 'saml_metadata_invalid', reason: 'insecure_scheme' });
     const missing = await create({ idpMetadataUrl: metadataUrl.replace('/metadata', '/missing') }).expect(400);

@@ -97,7 +97,7 @@ describe('SSO provider administration', () => {
         .post('/sso/providers', { name: 'Okta', type: 'oidc', preset: 'workforce-identity', presetParams: { domain: 'acme' }, attributeMapping: { email: 'mail', name: 'displayName' } })
         .expect(201);
       expect(res.body.provider).toMatchObject({ issuer: 'https://acme.okta.com', scopes: 'openid profile email groups', attributeMapping: { email: 'mail', name: 'displayName' }, authorizationUrl: null });
-      expect(res.body.warnings).toEqual([{ code: 'discovery_failed', reason: 'dns_failure', message: expect.any(String) }]);
+      expect(res.body.warnings).toEqual([{ code: 'discovery_failed', reason: 'endpoint_unavailable', message: expect.any(String) }]);
     });
 
     it.each([
@@ -459,7 +459,7 @@ describe('SSO provider administration', () => {
     it('changes nothing when discovery of a new issuer fails', async () => {
       const provider = await createOk(adminA, completeOidc({ name: 'Stay' }));
       const res = await adminA.patch(`/sso/providers/${provider.id}`, { issuer: 'https://nowhere.test', name: 'Renamed' }).expect(400);
-      expect(res.body).toMatchObject({ code: 'discovery_failed', reason: 'dns_failure' });
+      expect(res.body).toMatchObject({ code: 'discovery_failed', reason: 'endpoint_unavailable' });
       const after = await adminA.get(`/sso/providers/${provider.id}`).expect(200);
       expect(after.body.provider).toMatchObject({ issuer: idp.issuer, name: 'Stay', generation: 1 });
     });

@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { SecretBox, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { callerVisible } from '../net/net.errors';
 import { clientSecretContext } from '../providers/sso-provider.types';
 import { oidcClientConfig, ownerOf } from './login-provider.util';
 import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
@@ -30,6 +31,8 @@ export interface AttemptPurpose {
  */
 @Injectable()
 export class OidcLoginStarter {
+  private readonly logger = new Logger(OidcLoginStarter.name);
+
   constructor(
     private readonly rp: OidcRelyingParty,
     private readonly repo: SsoLoginRepository,
@@ -63,7 +66,11 @@ export class OidcLoginStarter {
     try {
       await this.rp.assertEndpointsSafe(client.config);
     } catch (error) {
-      if (error instanceof OidcProtocolError) throw SsoLoginErrors.unsafeEndpoint(error.reason);
+      if (error instanceof OidcProtocolError) {
+        // Public route: whether a stored host now resolves inside, or not at all, stays in the log.
+        this.logger.warn({ providerId: provider.id, reason: error.reason }, 'An SSO login start found an endpoint it may not use');
+        throw SsoLoginErrors.unsafeEndpoint(callerVisible(error.reason, '').reason);
+      }
       throw error;
     }
     const attempt = this.rp.newAttempt();

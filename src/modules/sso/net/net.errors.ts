@@ -53,3 +53,31 @@ export class DiscoveryError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
   }
 }
+
+/**
+ * Reasons that describe the service's own network rather than the caller's input or an IdP's
+ * answer: whether its resolver knows a name, whether the name points inside, whether a host
+ * answers. Told apart, they let an administrator map the internal network through the
+ * provider routes (issue 13, 14b), so callers get one reason for all of them and the server
+ * log keeps the precise one.
+ */
+const NETWORK_REASONS: ReadonlySet<string> = new Set<SafeFetchReason>(['private_address', 'dns_failure', 'timeout', 'network']);
+
+/** The one caller-visible reason of the network reasons above. */
+export const ENDPOINT_UNAVAILABLE = 'endpoint_unavailable';
+
+export const ENDPOINT_UNAVAILABLE_MESSAGE =
+  'The address cannot be used: it must be an https URL whose host resolves only to public addresses and answers in time';
+
+/**
+ * What a caller may see of a refusal: network reasons collapse to `endpoint_unavailable` with
+ * a fixed sentence; input and answer reasons (`insecure_scheme`, `issuer_mismatch`, …) stay.
+ * A reason prefixed with the endpoint (`token_endpoint_private_address`) keeps its prefix.
+ */
+export function callerVisible(reason: string, message: string): { reason: string; message: string } {
+  if (NETWORK_REASONS.has(reason)) return { reason: ENDPOINT_UNAVAILABLE, message: ENDPOINT_UNAVAILABLE_MESSAGE };
+  for (const network of NETWORK_REASONS) {
+    if (reason.endsWith(`_${network}`)) return { reason: `${reason.slice(0, -network.length - 1)}_unavailable`, message: ENDPOINT_UNAVAILABLE_MESSAGE };
+  }
+  return { reason, message };
+}

@@ -210,17 +210,44 @@ export class SsoProviderRepository {
    * Deletes the provider; its login sessions and identity links go with it through the
    * foreign keys' ON DELETE CASCADE, in this same statement. Returns what was removed.
    */
-  async delete(id: string): Promise<{ record: SsoProviderRecord; sessions: number; identities: number } | null> {
-    const row = await this.db.one<SsoProviderRow & { removed_sessions: string; removed_identities: string }>(
-      `WITH counts AS (
-         SELECT (SELECT count(*) FROM sso_sessions WHERE provider_id = $1) AS removed_sessions,
-                (SELECT count(*) FROM user_sso_identities WHERE provider_id = $1) AS removed_identities
-       ), gone AS (DELETE FROM sso_providers WHERE id = $1 RETURNING *)
-       SELECT gone.*, counts.removed_sessions, counts.removed_identities FROM gone, counts`,
+  async delete(id: string): Promise<{ record: SsoProviderRecord; identities: number } | null> {
+    const row = await this.db.one<SsoProviderRow & { removed_identities: string }>(
+      `WITH counts AS (SELECT count(*) AS removed_identities FROM user_sso_identities WHERE provider_id = $1),
+            gone AS (DELETE FROM sso_providers WHERE id = $1 RETURNING *)
+       SELECT gone.*, counts.removed_identities FROM gone, counts`,
       [id],
     );
     if (!row) return null;
-    return { record: toRecord(row), sessions: Number(row.removed_sessions), identities: Number(row.removed_identities) };
+    return { record: toRecord(row), identities: Number(row.removed_identities) };
+  }
+
+  /** Login round trips in flight for the provider. System context only: the table holds their PKCE verifiers. */
+  async countLoginSessions(providerId: string): Promise<number> {
+    const row = await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM sso_sessions WHERE provider_id = $1`, [providerId]);
+    return Number(row!.n);
+  }
+
+  /**
+   * Ends every live session the provider minted, with its refresh tokens (expired now, so a
+   * later refresh is simply invalid) and its unredeemed exchange codes, in the caller's
+   * transaction. System context only: sessions are visible to their own user otherwise.
+   * Returns the ended sessions.
+   */
+  async revokeMintedSessions(providerId: string, reason: string): Promise<{ id: string; user_id: string }[]> {
+    return this.db.rows<{ id: string; user_id: string }>(
+      `WITH ended AS (
+         UPDATE sessions SET revoked_at = now(), revoked_reason = $2
+          WHERE sso_provider_id = $1 AND revoked_at IS NULL AND expires_at > now()
+         RETURNING id, user_id
+       ), spent AS (
+         UPDATE refresh_tokens SET expires_at = least(expires_at, now())
+          WHERE session_id IN (SELECT id FROM ended) AND used_at IS NULL
+       ), unredeemed AS (
+         DELETE FROM sso_exchange_codes WHERE session_id IN (SELECT id FROM ended)
+       )
+       SELECT id, user_id FROM ended`,
+      [providerId, reason],
+    );
   }
 
   async organizationVisible(orgId: string): Promise<boolean> {

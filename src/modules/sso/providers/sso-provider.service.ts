@@ -6,8 +6,9 @@ import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { SecretBox } from '../../../infra/crypto/secret-box.service';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
+import { PrincipalResolver } from '../../auth/principal-resolver.service';
 import { ProviderDiscoveryService } from '../discovery/provider-discovery.service';
-import { DiscoveryError } from '../net/net.errors';
+import { callerVisible, DiscoveryError } from '../net/net.errors';
 import { DiscoveredOidcEndpoints } from '../net/oidc-discovery.service';
 import { IdpMetadataImportError, IdpMetadataImporter } from '../saml/metadata/idp-metadata-importer.service';
 import { SamlErrors } from '../saml/saml.errors';
@@ -51,6 +52,13 @@ import {
   SsoProviderRecord,
   SsoProviderStatus,
 } from './sso-provider.types';
+
+/**
+ * Fields that say which IdP account signs people in: the OIDC issuer and client id, the SAML
+ * entity id. Changing one ends the sessions the provider minted; the people behind them sign in
+ * again at the IdP now named.
+ */
+const IDENTITY_FIELDS = ['issuer', 'clientId', 'entityId'];
 
 /** PATCH fields that are required on every provider and so cannot be cleared with null. */
 const NOT_CLEARABLE = ['name', 'scopes', 'attributeMapping', 'autoProvision', 'enforceSSO', 'trustsIdpMfa', 'forceAuthn'] as const;
@@ -100,7 +108,7 @@ function plainMapping(dto: AttributeMappingDto): AttributeMapping {
 }
 
 function discoveryWarning(error: DiscoveryError): SsoWarningDto {
-  return { code: 'discovery_failed', reason: error.reason, message: error.message };
+  return { code: 'discovery_failed', ...callerVisible(error.reason, error.message) };
 }
 
 /**
@@ -120,6 +128,7 @@ export class SsoProviderService {
     private readonly discovery: ProviderDiscoveryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly idpMetadata: IdpMetadataImporter,
+    private readonly principals: PrincipalResolver,
   ) {}
 
   async presets(): Promise<SsoPresetListDto> {
@@ -237,7 +246,9 @@ export class SsoProviderService {
       } catch (error) {
         if (!(error instanceof DiscoveryError)) throw error;
         // Spec 1.2.5: an issuer change needs a fresh, successful discovery; nothing is changed.
-        throw SsoErrors.discoveryFailed(error.reason, error.message, error.endpoint);
+        this.logger.warn({ issuer: dto.issuer, reason: error.reason }, `OIDC discovery failed on an issuer change: ${error.message}`);
+        const visible = callerVisible(error.reason, error.message);
+        throw SsoErrors.discoveryFailed(visible.reason, visible.message, error.endpoint);
       }
       Object.assign(patch, this.withDiscovered(dto.issuer, endpoints, dto));
       discovered = true;
@@ -257,13 +268,14 @@ export class SsoProviderService {
       if (effective.defaultRoleId) await this.checkDefaultRole(principal, ownerOf(current), effective.defaultRoleId);
       const updated = await this.repo.update(id, current.generation, effective, principal.userId);
       if (!updated) throw (await this.repo.find(id)) ? SsoErrors.providerChanged() : SsoErrors.providerNotFound();
+      const sessionsRevoked = changed.some((field) => IDENTITY_FIELDS.includes(field)) ? await this.endMintedSessions(id, 'sso_provider_reconfigured') : 0;
       await this.audit.record({
         action: 'sso.provider.update',
         orgId: updated.orgId,
         partnerId: updated.partnerId,
         resourceType: 'sso_provider',
         resourceId: id,
-        details: { changed, generation: updated.generation, ...(discovered ? { discovery: 'succeeded' } : {}) },
+        details: { changed, generation: updated.generation, sessionsRevoked, ...(discovered ? { discovery: 'succeeded' } : {}) },
       });
       return updated;
     });
@@ -281,30 +293,54 @@ export class SsoProviderService {
       if (missing.length > 0) throw SsoErrors.providerIncomplete(missing);
     }
     const updated = (await this.repo.setStatus(id, status, principal.userId)) as SsoProviderRecord;
+    // Out of service means out of service for everyone it signed in, not only for new sign-ins.
+    const sessionsRevoked = status === 'active' ? 0 : await this.endMintedSessions(id, 'sso_provider_deactivated');
     await this.audit.record({
       action: 'sso.provider.status.update',
       orgId: updated.orgId,
       partnerId: updated.partnerId,
       resourceType: 'sso_provider',
       resourceId: id,
-      details: { from: current.status, to: status, generation: updated.generation },
+      details: { from: current.status, to: status, generation: updated.generation, sessionsRevoked },
     });
     return { success: true, provider: toProviderDto(updated) };
   }
 
-  /** Runs in the request transaction: the provider, its login sessions and identity links go together. */
+  /**
+   * Runs in the request transaction: the provider, its login sessions and identity links go
+   * together, and the sessions it minted end with it.
+   */
   async remove(id: string): Promise<SsoSuccessDto> {
+    // Visible to the caller, and locked against a sign-in finishing meanwhile.
+    if (!(await this.repo.find(id, { forUpdate: true }))) throw SsoErrors.providerNotFound();
+    const loginSessions = await this.tx.withSystemContext('login sessions of a provider being deleted are counted for its audit row', () =>
+      this.repo.countLoginSessions(id),
+    );
     const removed = await this.repo.delete(id);
     if (!removed) throw SsoErrors.providerNotFound();
+    const sessionsRevoked = await this.endMintedSessions(id, 'sso_provider_deleted');
     await this.audit.record({
       action: 'sso.provider.delete',
       orgId: removed.record.orgId,
       partnerId: removed.record.partnerId,
       resourceType: 'sso_provider',
       resourceId: id,
-      details: { name: removed.record.name, type: removed.record.type, loginSessionsRemoved: removed.sessions, identityLinksRemoved: removed.identities },
+      details: { name: removed.record.name, type: removed.record.type, loginSessionsRemoved: loginSessions, identityLinksRemoved: removed.identities, sessionsRevoked },
     });
     return { success: true };
+  }
+
+  /**
+   * Ends the sessions the provider minted (and their refresh tokens) in the caller's
+   * transaction, so they end exactly when the change commits, and drops them from this
+   * instance's principal cache. Other users' sessions are only visible in system context.
+   */
+  private async endMintedSessions(providerId: string, reason: string): Promise<number> {
+    const ended = await this.tx.withSystemContext("a provider's change ends the sessions it minted, whoever holds them", () =>
+      this.repo.revokeMintedSessions(providerId, reason),
+    );
+    for (const session of ended) this.principals.forgetSession(session.id);
+    return ended.length;
   }
 
   /** Checks the IdP answers: OIDC discovery, or for SAML whether the SSO URL's server answers. */
@@ -313,7 +349,9 @@ export class SsoProviderService {
     const current = await this.tx.run(scope, () => this.repo.find(id));
     if (!current) throw SsoErrors.providerNotFound();
 
-    const result = await this.runTest(current);
+    const precise = await this.runTest(current);
+    if (precise.error) this.logger.warn({ providerId: id, reason: precise.error.reason }, `SSO provider test failed: ${precise.error.message}`);
+    const result: SsoProviderTestDto = precise.error ? { ...precise, error: callerVisible(precise.error.reason, precise.error.message) } : precise;
     await this.tx.run(scope, () =>
       this.audit.record({
         action: 'sso.provider.test',
@@ -512,7 +550,11 @@ export class SsoProviderService {
     try {
       metadata = await this.idpMetadata.load(xml !== null ? { xml } : { url: url! });
     } catch (error) {
-      if (error instanceof IdpMetadataImportError) throw SamlErrors.metadataImportFailed(error.reason, error.message);
+      if (error instanceof IdpMetadataImportError) {
+        if (url !== null) this.logger.warn({ reason: error.reason }, `SAML metadata import failed: ${error.message}`);
+        const visible = callerVisible(error.reason, error.message);
+        throw SamlErrors.metadataImportFailed(visible.reason, visible.message);
+      }
       throw error;
     }
     const fields: Partial<SsoProviderConfig> = {};
@@ -544,7 +586,11 @@ export class SsoProviderService {
       try {
         await this.discovery.assertSafeEndpoints({ [field]: url });
       } catch (error) {
-        if (error instanceof DiscoveryError) throw SsoErrors.invalidEndpoint(field, error.reason, error.message);
+        if (error instanceof DiscoveryError) {
+          this.logger.warn({ field, reason: error.reason }, `Administrator-entered SSO endpoint refused: ${error.message}`);
+          const visible = callerVisible(error.reason, error.message);
+          throw SsoErrors.invalidEndpoint(field, visible.reason, visible.message);
+        }
         throw error;
       }
     }
