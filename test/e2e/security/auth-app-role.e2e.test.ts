@@ -1,5 +1,5 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Pool } from 'pg';
@@ -104,6 +104,29 @@ describe('the request role cannot be reached with a predictable password', () =>
     expect(password).not.toBe('');
     expect(password).not.toBe('app_user');
     expect(password).not.toBe(passwordOf(process.env.DATABASE_URL as string));
+  });
+
+  it('agrees on one password when several processes generate it for the first time at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rmm-role-race-'));
+    // every process loads the module first, then waits for the same instant before generating
+    const at = Date.now() + 4000;
+    const script = `const { developmentAppRolePassword } = require('./src/infra/config/app-config'); while (Date.now() < ${at}); process.stdout.write(developmentAppRolePassword(process.argv[1]))`;
+    const derive = () =>
+      new Promise<string>((res, rej) =>
+        execFile(
+          process.execPath,
+          ['-r', 'ts-node/register/transpile-only', '-e', script, dir],
+          { cwd: join(__dirname, '../../..') },
+          (err, stdout) => (err ? rej(err) : res(stdout)),
+        ),
+      );
+    try {
+      const passwords = await Promise.all([derive(), derive(), derive(), derive()]);
+      expect(new Set(passwords).size).toBe(1);
+      expect(JSON.parse(readFileSync(join(dir, 'dev-secrets.json'), 'utf8')).DATABASE_APP_PASSWORD).toBe(passwords[0]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('in production', () => {
