@@ -15,6 +15,9 @@ import { RoleService } from './roles/role.service';
 import { SiteController } from './sites/site.controller';
 import { SiteRepository } from './sites/site.repository';
 import { SiteService } from './sites/site.service';
+import { InvitationController } from './users/invitation.controller';
+import { InvitationRepository } from './users/invitation.repository';
+import { InvitationService } from './users/invitation.service';
 import { MembershipGrants } from './users/membership-grant.service';
 import { MembershipService } from './users/membership.service';
 import { PartnerMembershipController } from './users/partner-membership.controller';
@@ -24,7 +27,7 @@ import { UserService } from './users/user.service';
 
 @Module({
   imports: [AuthModule],
-  controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController],
+  controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,
     OrganizationRepository,
@@ -40,6 +43,8 @@ import { UserService } from './users/user.service';
     UserRepository,
     MembershipService,
     MembershipGrants,
+    InvitationService,
+    InvitationRepository,
   ],
 })
 export class TenancyModule {}

@@ -82,10 +82,18 @@ describe('users and memberships administration', () => {
     expect(audit).toEqual({ action: 'user.create', org_id: w.ids.orgA });
   });
 
-  it('answers an email that already exists anywhere, in any case, with 409 email_taken', async () => {
-    const res = await w.as.adminA.post('/users', { email: w.f.emails.adminB.toUpperCase(), name: 'Dup', roleId: w.ids.readerRoleA });
+  it('answers an email the caller already sees, in any case, with 409 email_taken', async () => {
+    const res = await w.as.adminA.post('/users', { email: w.f.emails.readerA.toUpperCase(), name: 'Dup', roleId: w.ids.readerRoleA });
     expectError(res, 409, 'email_taken');
+    expect(await ownerQuery(`SELECT 1 FROM users WHERE lower(email) = lower($1)`, [w.f.emails.readerA])).toHaveLength(1);
+  });
+
+  it('answers an email held only in another tenant as a new one, inviting that identity instead of duplicating it', async () => {
+    const res = await w.as.adminA.post('/users', { email: w.f.emails.adminB.toUpperCase(), name: 'Dup', roleId: w.ids.readerRoleA }).expect(201);
+    expect(res.body.user).toMatchObject({ id: w.ids.adminB, name: 'Dup', memberships: [expect.objectContaining({ orgId: w.ids.orgA })] });
     expect(await ownerQuery(`SELECT 1 FROM users WHERE lower(email) = lower($1)`, [w.f.emails.adminB])).toHaveLength(1);
+    expect(await ownerQuery(`SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [w.ids.orgA, w.ids.adminB])).toEqual([]);
+    await w.as.adminA.delete(`/users/${w.ids.adminB}/memberships/${w.ids.orgA}`).expect(200);
   });
 
   it('requires the role to belong to the membership organization', async () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { PrincipalResolver } from '../../auth/principal-resolver.service';
 import type { SuccessDto } from '../shared/pagination.dto';
@@ -20,18 +21,29 @@ export class MembershipService {
     private readonly grants: MembershipGrants,
     private readonly audit: AuditService,
     private readonly principals: PrincipalResolver,
+    private readonly tx: TenantTransaction,
   ) {}
 
+  /**
+   * Another organization for a user the caller sees. A user the caller sees only through an
+   * invitation (an identity of another tenant that has not accepted) gets another invitation, not
+   * a membership: the answer is the same.
+   */
   async add(principal: Principal, userId: string, dto: CreateMembershipDto): Promise<UserResponseDto> {
-    if (!(await this.repo.find(userId))) throw TenancyErrors.userNotFound();
+    const user = await this.repo.find(userId);
+    if (!user) throw TenancyErrors.userNotFound();
     requireOrg(principal, dto.orgId);
     if (await this.repo.membership(dto.orgId, userId)) throw TenancyErrors.membershipExists();
     await this.grants.orgRole(principal, dto.orgId, dto.roleId);
     const siteIds = await this.grants.orgSites(principal, dto.orgId, dto.siteIds ?? null);
-    await mapViolations(() => this.repo.insertMembership({ orgId: dto.orgId, userId, roleId: dto.roleId, siteIds }), {
-      unique: TenancyErrors.membershipExists,
-      foreign_key: () => TenancyErrors.roleScopeMismatch('organization'),
-    });
+    const member = { orgId: dto.orgId, userId, roleId: dto.roleId, siteIds };
+    await mapViolations(
+      async () =>
+        (await this.repo.isVisibleIdentity(userId))
+          ? this.repo.insertMembership(member)
+          : this.repo.insertOrgInvitation({ ...member, email: user.email, name: user.name, invitedBy: principal.userId }),
+      { unique: TenancyErrors.membershipExists, foreign_key: () => TenancyErrors.roleScopeMismatch('organization') },
+    );
     await this.audit.record({ action: 'membership.create', orgId: dto.orgId, resourceType: 'user', resourceId: userId, details: { roleId: dto.roleId, siteIds } });
     return this.users.get(principal, userId);
   }
@@ -40,9 +52,11 @@ export class MembershipService {
     const current = await this.manageable(principal, userId, orgId);
     if (dto.roleId !== undefined) await this.grants.orgRole(principal, orgId, dto.roleId);
     const siteIds = dto.siteIds === undefined ? undefined : await this.grants.orgSites(principal, orgId, dto.siteIds);
-    await mapViolations(() => this.repo.updateMembership(orgId, userId, { roleId: dto.roleId, siteIds }), {
-      foreign_key: () => TenancyErrors.roleScopeMismatch('organization'),
-    });
+    const patch = { roleId: dto.roleId, siteIds };
+    await mapViolations(
+      async () => (current.pending ? this.repo.updateOrgInvitation(orgId, userId, patch) : this.repo.updateMembership(orgId, userId, patch)),
+      { foreign_key: () => TenancyErrors.roleScopeMismatch('organization') },
+    );
     this.principals.forgetUser(userId);
     await this.audit.record({
       action: 'membership.update',
@@ -56,7 +70,8 @@ export class MembershipService {
 
   async remove(principal: Principal, userId: string, orgId: string): Promise<SuccessDto> {
     const current = await this.manageable(principal, userId, orgId);
-    await this.repo.deleteMembership(orgId, userId);
+    if (current.pending) await this.repo.deleteOrgInvitation(orgId, userId);
+    else await this.repo.deleteMembership(orgId, userId);
     // Their sessions and the keys they created lose this organization now, on this instance.
     this.principals.forgetUser(userId);
     await this.audit.record({ action: 'membership.delete', orgId, resourceType: 'user', resourceId: userId, details: { roleId: current.role_id } });
@@ -72,18 +87,31 @@ export class MembershipService {
     const sites = await this.grants.partnerSites(principal, dto.siteIds ?? null);
     if (sites && dto.orgAccess === 'selected' && sites.some((s) => !orgIds.includes(s.orgId))) throw TenancyErrors.siteOutsideOrgAccess();
 
+    // A new account, or an identity the caller sees: a membership. An identity held out of sight
+    // (an email of another tenant, or a user the caller only invited): an invitation, answered the same.
     let userId: string;
+    let invite: { email: string; name: string } | null = null;
     if (newUser) {
-      userId = await this.users.insertUser(newUser);
+      const identity = await this.users.identityFor(newUser);
+      userId = identity.id;
+      if (!identity.created) invite = newUser;
     } else {
       userId = dto.userId as string;
-      if (!(await this.repo.find(userId))) throw TenancyErrors.userNotFound();
+      const user = await this.repo.find(userId);
+      if (!user) throw TenancyErrors.userNotFound();
+      // A technician of another partner is out of sight too: refusing would tell the caller so.
+      if (!(await this.repo.isVisibleIdentity(userId)) || (await this.technicianElsewhere(userId, partnerId))) invite = user;
     }
-    // A user is a technician of at most one partner; that membership may be out of sight.
-    await mapViolations(() => this.repo.insertPartnerMembership({ partnerId, userId, roleId: dto.roleId, orgAccess: dto.orgAccess, orgIds, sites }), {
-      unique: TenancyErrors.membershipExists,
-      foreign_key: () => TenancyErrors.roleScopeMismatch('partner'),
-    });
+    const member = { partnerId, userId, roleId: dto.roleId, orgAccess: dto.orgAccess, orgIds };
+    // A user is a technician of at most one partner; that membership may be out of sight, so an
+    // identity of another tenant is only ever invited (its acceptance reports the conflict to its owner).
+    await mapViolations(
+      async () =>
+        invite
+          ? this.repo.insertPartnerInvitation({ ...member, siteIds: sites?.map((s) => s.siteId) ?? null, email: invite.email, name: invite.name, invitedBy: principal.userId })
+          : this.repo.insertPartnerMembership({ ...member, sites }),
+      { unique: TenancyErrors.membershipExists, foreign_key: () => TenancyErrors.roleScopeMismatch('partner') },
+    );
     if (newUser) {
       await this.audit.record({ action: 'user.create', partnerId, resourceType: 'user', resourceId: userId, details: { email: newUser.email } });
     }
@@ -95,6 +123,13 @@ export class MembershipService {
       details: { roleId: dto.roleId, orgAccess: dto.orgAccess, orgIds, siteIds: dto.siteIds ?? null },
     });
     return this.users.get(principal, userId);
+  }
+
+  private technicianElsewhere(userId: string, partnerId: string): Promise<boolean> {
+    return this.tx.withSystemContext('whether a visible user is a technician of another partner, which the caller must not learn', async () => {
+      const partner = await this.repo.partnerOf(userId);
+      return partner !== null && partner !== partnerId;
+    });
   }
 
   private async manageable(principal: Principal, userId: string, orgId: string): Promise<MembershipRow> {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { PasswordService } from '../../auth/password.service';
-import { mapViolations } from '../shared/pg-error.util';
 import { requireOrg, targetOrg } from '../shared/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import { MembershipGrants } from './membership-grant.service';
@@ -33,6 +33,15 @@ function toDto(u: UserRow, memberships: MembershipRow[], partner: PartnerMembers
   };
 }
 
+/**
+ * The identity behind an email given to add a user: a new account (`created`), or an existing
+ * identity the caller's tenant cannot see, which only an invitation may reach.
+ */
+export interface AddedIdentity {
+  id: string;
+  created: boolean;
+}
+
 /** Users of the caller's organizations and partner, and the creation of new ones. */
 @Injectable()
 export class UserService {
@@ -41,6 +50,7 @@ export class UserService {
     private readonly grants: MembershipGrants,
     private readonly passwords: PasswordService,
     private readonly audit: AuditService,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async list(principal: Principal, q: ListUsersQueryDto): Promise<UserListDto> {
@@ -58,25 +68,45 @@ export class UserService {
     return { success: true, user };
   }
 
+  /**
+   * A new account with its first membership; for the email of an identity held out of the
+   * caller's sight, an invitation instead (see `identityFor`). Both answer the same, with what the
+   * caller wrote, and leave the same audit row in the caller's tenant.
+   */
   async create(principal: Principal, dto: CreateUserDto): Promise<UserResponseDto> {
     const orgId = targetOrg(principal, dto.orgId);
     await this.grants.orgRole(principal, orgId, dto.roleId);
     const siteIds = await this.grants.orgSites(principal, orgId, dto.siteIds ?? null);
-    const id = await this.insertUser(dto);
-    await this.repo.insertMembership({ orgId, userId: id, roleId: dto.roleId, siteIds });
-    await this.audit.record({ action: 'user.create', orgId, resourceType: 'user', resourceId: id, details: { email: dto.email, roleId: dto.roleId, siteIds } });
-    return this.get(principal, id);
+    const identity = await this.identityFor(dto);
+    if (identity.created) {
+      await this.repo.insertMembership({ orgId, userId: identity.id, roleId: dto.roleId, siteIds });
+    } else {
+      await this.repo.insertOrgInvitation({ orgId, userId: identity.id, roleId: dto.roleId, siteIds, email: dto.email, name: dto.name, invitedBy: principal.userId });
+    }
+    await this.audit.record({ action: 'user.create', orgId, resourceType: 'user', resourceId: identity.id, details: { email: dto.email, roleId: dto.roleId, siteIds } });
+    return this.get(principal, identity.id);
   }
 
   /**
-   * Inserts a user whose id is chosen here: row-level security hides the row until a membership
-   * exists, so it cannot be read back yet. A taken email is a conflict, whichever tenant holds it.
+   * The identity for an email being added. Users are global (one per email), so an email may be
+   * held by a user of another tenant: the caller must not learn that (issue 13, 10b), nor gain
+   * anything over that user. So:
+   *  - an email the caller already sees (a user of its tenant, or one it invited) is 409 email_taken;
+   *  - a free email becomes a new account with the given name and password;
+   *  - an email held out of sight is answered as if it were free, but the existing identity is
+   *    left untouched (its password, name and status are never set from here) and only an
+   *    invitation may reach it, which its owner accepts signed in as themselves.
+   * The password is hashed in every case, so both answers take the same time.
    */
-  async insertUser(u: { email: string; name: string; password?: string }): Promise<string> {
+  async identityFor(u: { email: string; name: string; password?: string }): Promise<AddedIdentity> {
+    if (await this.repo.emailVisible(u.email)) throw TenancyErrors.emailTaken();
     const id = randomUUID();
     const passwordHash = u.password ? await this.passwords.hash(u.password) : null;
-    await mapViolations(() => this.repo.insertUser({ id, email: u.email, name: u.name, passwordHash }), { unique: TenancyErrors.emailTaken });
-    return id;
+    if ((await this.repo.insertUserIfNew({ id, email: u.email, name: u.name, passwordHash })) === 1) return { id, created: true };
+    const held = await this.tx.withSystemContext('find the identity holding an email the caller cannot see, to invite it', () => this.repo.idByEmail(u.email));
+    // Deleted in between, or created by a concurrent request of the caller's own tenant (now visible): a conflict.
+    if (!held || (await this.repo.isVisibleIdentity(held))) throw TenancyErrors.emailTaken();
+    return { id: held, created: false };
   }
 
   private async withMemberships(principal: Principal, rows: UserRow[]): Promise<UserDto[]> {

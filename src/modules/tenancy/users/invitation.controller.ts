@@ -1,0 +1,35 @@
+import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
+import { UuidParam } from '../../../common/pipes/uuid.pipe';
+import type { Principal } from '../../../common/principal';
+import { SuccessDto } from '../shared/pagination.dto';
+import { InvitationListDto } from './invitation.dto';
+import { InvitationService } from './invitation.service';
+
+/** The caller's own invitations to other tenants (an existing account added by another organization or partner). */
+@ApiTags('users')
+@Controller('invitations')
+export class InvitationController {
+  constructor(private readonly invitations: InvitationService) {}
+
+  @Get()
+  @Auth()
+  list(@CurrentPrincipal() principal: Principal): Promise<InvitationListDto> {
+    return this.invitations.list(principal);
+  }
+
+  /** Joins the inviting organization (or partner) with the role and sites the invitation names. */
+  @Post(':id/accept')
+  @HttpCode(200)
+  @Auth()
+  accept(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
+    return this.invitations.accept(principal, id);
+  }
+
+  @Delete(':id')
+  @Auth()
+  decline(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
+    return this.invitations.decline(principal, id);
+  }
+}

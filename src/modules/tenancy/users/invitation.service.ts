@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../../../common/principal';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { AuditService } from '../../audit/audit.service';
+import { PrincipalResolver } from '../../auth/principal-resolver.service';
+import type { SuccessDto } from '../shared/pagination.dto';
+import type { InvitationListDto } from './invitation.dto';
+import { InvitationErrors } from './invitation.errors';
+import { InvitationRepository, InvitationRow } from './invitation.repository';
+
+/**
+ * The invitee's side of an invitation (see UserService.identityFor): an existing identity added
+ * by another tenant joins it only when its owner accepts, signed in as themselves. Until then the
+ * invitation grants nothing: no membership, no access, no approval requests, no SSO of that tenant.
+ */
+@Injectable()
+export class InvitationService {
+  constructor(
+    private readonly repo: InvitationRepository,
+    private readonly tx: TenantTransaction,
+    private readonly audit: AuditService,
+    private readonly principals: PrincipalResolver,
+  ) {}
+
+  async list(principal: Principal): Promise<InvitationListDto> {
+    const userId = this.invitee(principal);
+    const rows = await this.tx.withSystemContext('the invitee reads the names of the tenants that invited them', () => this.repo.forUser(userId));
+    return {
+      success: true,
+      invitations: rows.map((r) => ({
+        id: r.id,
+        orgId: r.org_id,
+        organizationName: r.organization_name,
+        partnerId: r.partner_id,
+        partnerName: r.partner_name,
+        createdAt: r.created_at.toISOString(),
+      })),
+    };
+  }
+
+  async accept(principal: Principal, id: string): Promise<SuccessDto> {
+    const userId = this.invitee(principal);
+    await this.tx.withSystemContext("the invitee joins the inviting tenant, whose memberships only it could write", async () => {
+      const invitation = await this.repo.lock(id, userId);
+      if (!invitation) throw InvitationErrors.notFound();
+      if (invitation.org_id) {
+        await this.repo.acceptOrganization(invitation);
+      } else {
+        const current = await this.repo.partnerOf(userId);
+        if (current) throw InvitationErrors.technicianElsewhere();
+        await this.repo.acceptPartner(invitation);
+      }
+      await this.repo.delete(id, userId);
+      await this.audit.record({ action: 'invitation.accept', ...this.owner(invitation), resourceType: 'user', resourceId: userId, details: { invitationId: id, roleId: invitation.role_id } });
+    });
+    this.principals.forgetUser(userId);
+    return { success: true };
+  }
+
+  async decline(principal: Principal, id: string): Promise<SuccessDto> {
+    const userId = this.invitee(principal);
+    await this.tx.withSystemContext('the invitee removes an invitation of another tenant', async () => {
+      const invitation = await this.repo.lock(id, userId);
+      if (!invitation) throw InvitationErrors.notFound();
+      await this.repo.delete(id, userId);
+      await this.audit.record({ action: 'invitation.decline', ...this.owner(invitation), resourceType: 'user', resourceId: userId, details: { invitationId: id } });
+    });
+    return { success: true };
+  }
+
+  /** Only the person themselves answers an invitation: never an API key acting for them. */
+  private invitee(principal: Principal): string {
+    if (principal.kind !== 'user' || !principal.userId) throw InvitationErrors.userRequired();
+    return principal.userId;
+  }
+
+  private owner(i: InvitationRow): { orgId?: string; partnerId?: string } {
+    return i.org_id ? { orgId: i.org_id } : { partnerId: i.partner_id as string };
+  }
+}
