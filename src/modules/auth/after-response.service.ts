@@ -2,12 +2,14 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
 import type { Request } from 'express';
 
+const SHUTDOWN_WAIT_MS = 10_000;
+
 /**
  * Work that must not start before the answer has left: a public route whose answer would
  * otherwise reveal (through its timing) what the work found. A task starts once the current
  * response has finished (or its connection closed), in a context of its own, and opens its
  * own transactions. Tasks live in this process: one lost to a crash is lost, which suits work
- * the caller can simply ask for again (a reset link). Shutdown waits for the tasks in flight.
+ * the caller can simply ask for again (a reset link). Shutdown waits a while for the tasks in flight.
  */
 @Injectable()
 export class AfterResponseService implements BeforeApplicationShutdown {
@@ -35,7 +37,16 @@ export class AfterResponseService implements BeforeApplicationShutdown {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  beforeApplicationShutdown(): Promise<void> {
-    return this.drain();
+  /** Waits for the tasks in flight, at most SHUTDOWN_WAIT_MS (a mail server that does not answer must not hold the stop). */
+  async beforeApplicationShutdown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        if (this.pending.size) this.logger.warn(`Stopping with ${this.pending.size} after-response task(s) unfinished`);
+        resolve();
+      }, SHUTDOWN_WAIT_MS);
+    });
+    await Promise.race([this.drain(), timeout]);
+    clearTimeout(timer);
   }
 }

@@ -1,0 +1,63 @@
+import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
+import { CLS_REQ, ClsService } from 'nestjs-cls';
+import { AfterResponseService } from './after-response.service';
+
+/** A ClsService stand-in holding one request whose response is an event emitter. */
+function clsWith(res: (EventEmitter & { writableFinished: boolean; destroyed: boolean }) | null): ClsService {
+  return {
+    isActive: () => res !== null,
+    get: (key: unknown) => (key === CLS_REQ && res ? { res } : undefined),
+    run: (_opts: unknown, fn: () => unknown) => fn(),
+  } as unknown as ClsService;
+}
+
+const response = () => Object.assign(new EventEmitter(), { writableFinished: false, destroyed: false });
+const turn = () => new Promise((r) => setImmediate(r));
+
+describe('AfterResponseService', () => {
+  it('starts a task only once the response has finished', async () => {
+    const res = response();
+    const service = new AfterResponseService(clsWith(res));
+    const task = jest.fn(async () => undefined);
+    service.schedule('test', task);
+    await turn();
+    await turn();
+    expect(task).not.toHaveBeenCalled();
+    res.emit('finish');
+    await service.drain();
+    expect(task).toHaveBeenCalledTimes(1);
+  });
+
+  it('starts a task when the client went away before the answer finished', async () => {
+    const res = response();
+    const service = new AfterResponseService(clsWith(res));
+    const task = jest.fn(async () => undefined);
+    service.schedule('test', task);
+    res.emit('close');
+    await service.drain();
+    expect(task).toHaveBeenCalledTimes(1);
+  });
+
+  it('starts a task on the next turn outside a request', async () => {
+    const service = new AfterResponseService(clsWith(null));
+    const task = jest.fn(async () => undefined);
+    service.schedule('test', task);
+    expect(task).not.toHaveBeenCalled();
+    await service.drain();
+    expect(task).toHaveBeenCalledTimes(1);
+  });
+
+  it('drains tasks scheduled by other tasks, and logs a failure instead of throwing it', async () => {
+    const service = new AfterResponseService(clsWith(null));
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const second = jest.fn(async () => {
+      throw new Error('smtp down');
+    });
+    service.schedule('first', async () => service.schedule('second', second));
+    await service.drain();
+    expect(second).toHaveBeenCalledTimes(1);
+    expect(error).toHaveBeenCalledWith('second failed: smtp down');
+    error.mockRestore();
+  });
+});
