@@ -126,8 +126,8 @@ describe('partner-wide writes in the database', () => {
         ORDER BY c.relname`,
     );
     // Not partner-wide objects: an organization's own row; sessions, sign-in state and the audit
-    // trail, written in system context or for the caller itself; memberships, governed by the
-    // membership service's escalation checks.
+    // trail, written in system context or for the caller itself; memberships and invitations to
+    // them, governed by the membership service's escalation checks.
     const notObjects = new Set([
       'organizations',
       'sessions',
@@ -135,6 +135,7 @@ describe('partner-wide writes in the database', () => {
       'partner_memberships',
       'partner_membership_orgs',
       'partner_membership_sites',
+      'membership_invitations',
       'sso_sessions',
       'user_sso_identities',
       'saml_request_cache',
