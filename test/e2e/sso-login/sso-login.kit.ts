@@ -57,6 +57,11 @@ export interface ProviderInput {
   enforceSso?: boolean;
   trustsIdpMfa?: boolean;
   createdAt?: string;
+  /**
+   * The administrator who configured it (sign-in admits only accounts whose permissions they hold);
+   * default: a `*` administrator of the owner.
+   */
+  configuredBy?: string | null;
 }
 
 export function opEndpoints(op: OidcOpHandle): ProviderInput {
@@ -101,8 +106,16 @@ export async function insertProvider(t: Pick<TestApp, 'app'>, p: ProviderInput, 
   await query(
     `INSERT INTO sso_providers (id, org_id, partner_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url,
        userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains, enforce_sso,
-       trusts_idp_mfa, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, coalesce($22::timestamptz, now()))`,
+       trusts_idp_mfa, created_at, updated_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, coalesce($22::timestamptz, now()),
+       coalesce($23::uuid, (
+       SELECT x.u FROM (
+         SELECT m.user_id AS u, 0 AS rank FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
+          WHERE m.org_id = $2 AND '*' = ANY (r.permissions)
+         UNION ALL
+         SELECT pm.user_id, 1 FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+          WHERE pm.partner_id = coalesce($3, (SELECT o.partner_id FROM organizations o WHERE o.id = $2)) AND pm.org_access = 'all' AND '*' = ANY (r.permissions)
+       ) x ORDER BY x.rank LIMIT 1)))`,
     [
       id,
       p.orgId ?? null,
@@ -126,6 +139,7 @@ export async function insertProvider(t: Pick<TestApp, 'app'>, p: ProviderInput, 
       p.enforceSso ?? false,
       p.trustsIdpMfa ?? false,
       p.createdAt ?? null,
+      p.configuredBy ?? null,
     ],
   );
   return id;

@@ -202,7 +202,14 @@ describe('SAML sign-in with a signing test IdP', () => {
       const own = `own-${uniq()}.example`;
       await verifyDomain(org, own);
       const role = (await ownerQuery<{ id: string }>(`INSERT INTO roles (scope, org_id, name, permissions) VALUES ('organization', $1, 'Member', '{}') RETURNING id`, [org]))[0].id;
-      await insertSamlProvider({ orgId: org, idp, defaultRoleId: role, defaultRoleSetBy: ids.tech, attributeMapping: { email: 'User.email', name: 'User.name', groups: 'memberOf' } });
+      await insertSamlProvider({
+        orgId: org,
+        idp,
+        defaultRoleId: role,
+        defaultRoleSetBy: ids.tech,
+        configuredBy: ids.tech,
+        attributeMapping: { email: 'User.email', name: 'User.name', groups: 'memberOf' },
+      });
       const cb = await samlRoundTrip(t, `/api/v1/sso/saml/login/${org}`, (req) =>
         idp.buildResponseFor(req, {
           nameId: `p-${uniq()}`,
@@ -244,7 +251,8 @@ describe('SAML sign-in with a signing test IdP', () => {
       });
       await ownerQuery(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3)`, [seeded.o, ids.readerA, seeded.r]);
       await verifyDomain(seeded.o, domain);
-      await insertSamlProvider({ orgId: seeded.o, idp, trustsIdpMfa: true });
+      // The organization's only member configured its IdP (a provider signs in only accounts its configurer covers).
+      await insertSamlProvider({ orgId: seeded.o, idp, trustsIdpMfa: true, configuredBy: ids.readerA });
       const withContext = (context: string) => (req: ParsedAuthnRequest) =>
         editedResponseFor(idp, req, { nameId: f.emails.readerA }, (xml) => xml.replace('urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport', context));
       const sessionMfa = async (location: string) => {

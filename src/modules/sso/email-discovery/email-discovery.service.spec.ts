@@ -30,6 +30,8 @@ function provider(overrides: Partial<LoginProviderRow> = {}): LoginProviderRow {
     trusts_idp_mfa: false,
     generation: 1,
     created_at: new Date(),
+    created_by: null,
+    updated_by: null,
     ...overrides,
   };
 }

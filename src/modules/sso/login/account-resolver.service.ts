@@ -73,6 +73,7 @@ export class AccountResolver {
     if (!provider || provider.status !== 'active') refuse('sso_provider_inactive', 'provider_deactivated_during_sign_in');
     if (provider.generation !== session.generation) refuse('sso_config_changed', 'provider_reconfigured_during_sign_in');
     const account = provider.org_id ? await this.organizationAccount(provider!, login.sub, identity) : await this.partnerAccount(provider!, login.sub, identity);
+    await this.requireConfigurerCovers(provider!, account.userId);
 
     const owner = ownerOf(provider!);
     const linked = await this.identities.link({ ...owner, providerId: provider.id, userId: account.userId, email: identity.email, profile: input.profile, login });
@@ -155,6 +156,35 @@ export class AccountResolver {
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
     if (!(await this.repo.isPartnerMember(partnerId, user.id))) refuse('invite_required', 'not_a_technician_of_this_partner');
     return { userId: user.id, matchedBy: linked ? 'identity' : 'email' };
+  }
+
+  /**
+   * Whoever configures an IdP can make it assert any identity, subject and email alike, so a
+   * provider signs in only accounts whose powers its configuring administrator holds too: the
+   * delegation rule of default roles (spec 1.2.4) applied to every sign-in. Without it an
+   * administrator with `organizations:write` alone could sign in as the organization's owner, or
+   * a technician as the partner administrator. The configurer is whoever last changed the
+   * provider; they must be active, hold every permission the account holds in the provider's
+   * organization (or partner), and, for a partner provider, reach every organization the account
+   * reaches. An entitled administrator re-saving the provider restores sign-in.
+   */
+  private async requireConfigurerCovers(provider: LoginProviderRow, userId: string): Promise<void> {
+    const configurerId = provider.updated_by ?? provider.created_by;
+    if (configurerId === userId) return;
+    if (!configurerId) refuse('invalid_provider_configuration', 'provider_configurer_unknown');
+    const configurer = await this.repo.userById(configurerId);
+    if (!configurer || configurer.status !== 'active') refuse('invalid_provider_configuration', 'provider_configurer_inactive');
+    if (provider.org_id) {
+      const held = await this.repo.permissionsInOrganization(configurerId, provider.org_id);
+      const needed = await this.repo.permissionsInOrganization(userId, provider.org_id);
+      if (!needed.every((permission) => hasPermission(held, permission))) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
+      return;
+    }
+    const partnerId = provider.partner_id!;
+    const held = await this.repo.partnerGrantOf(configurerId, partnerId);
+    const needed = await this.repo.partnerGrantOf(userId, partnerId);
+    const covered = !!held && !!needed && needed.permissions.every((permission) => hasPermission(held.permissions, permission)) && (held.all_orgs || !needed.all_orgs);
+    if (!covered) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
   }
 
   /**

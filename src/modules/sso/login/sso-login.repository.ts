@@ -27,6 +27,9 @@ export interface LoginProviderRow {
   trusts_idp_mfa: boolean;
   generation: number;
   created_at: Date;
+  created_by: string | null;
+  /** The administrator who last configured the provider (any change bumps the generation). */
+  updated_by: string | null;
 }
 
 export type ProviderOwner = { orgId: string; partnerId?: undefined } | { partnerId: string; orgId?: undefined };
@@ -95,7 +98,7 @@ export interface ExchangeCodeRow {
 
 const PROVIDER_COLUMNS = `id, org_id, partner_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url,
   userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains,
-  enforce_sso, trusts_idp_mfa, generation, created_at`;
+  enforce_sso, trusts_idp_mfa, generation, created_at, created_by, updated_by`;
 
 const SESSION_COLUMNS = 'id, org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id';
 
@@ -275,6 +278,16 @@ export class SsoLoginRepository {
       [userId, orgId],
     );
     return rows.flatMap((r) => r.permissions);
+  }
+
+  /** A technician's permissions in their partner, and whether they reach every organization of it. */
+  partnerGrantOf(userId: string, partnerId: string): Promise<{ permissions: string[]; all_orgs: boolean } | null> {
+    return this.db.one(
+      `SELECT r.permissions, pm.org_access = 'all' AS all_orgs
+         FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+        WHERE pm.user_id = $1 AND pm.partner_id = $2`,
+      [userId, partnerId],
+    );
   }
 
   /** A new user with no password (spec 1.3.4); null when the email was taken meanwhile. */
