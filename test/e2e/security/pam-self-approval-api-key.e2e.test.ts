@@ -8,8 +8,9 @@ import { approvalsOf, bearer, PamWorld, registerPhone, respond, startPamWorld, s
 
 /**
  * Separation of duties with API keys: a key acts for the person who created it, so a technician
- * who files a just-in-time request with his session cannot approve it with his own key. The
- * service check, the compare-and-swap predicate and a table constraint each refuse it.
+ * who files a just-in-time request (or an AI tool action) with his session cannot approve it with
+ * his own key. The service check, the compare-and-swap predicate and a table constraint each
+ * refuse it.
  */
 describe('attack: a technician approves his own just-in-time request with his API key', () => {
   let w: PamWorld;
@@ -92,6 +93,23 @@ describe('attack: a technician approves his own just-in-time request with his AP
     expect(await approveAs(null)).toBeNull();
     expect(await storedRequest(id)).toMatchObject({ status: 'pending' });
     expect(await approveAs(w.ids.techA)).toMatchObject({ status: 'approved' });
+  });
+
+  it('refuses the technician the approval of an AI tool action he filed, with his session or his key, and lets another person approve it', async () => {
+    const filed = await request(w.t.baseUrl)
+      .post('/api/v1/pam/tool-actions')
+      .set(bearer(w.mfa.tech))
+      .send({ deviceId: w.ids.deviceA1, toolName: 'kill_process', input: { pid: 4242 } })
+      .expect(201);
+    expect(filed.body.status).toBe('pending');
+    for (const credential of [w.mfa.tech, techKey]) {
+      const res = await respond(w, credential, filed.body.id, { decision: 'approve' });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('self_approval');
+    }
+    expect((await approvalsOf(filed.body.id)).map((a) => a.approver_user_id)).not.toContain(w.ids.tech);
+    await respond(w, adminKey, filed.body.id, { decision: 'approve', durationMinutes: 5 }).expect(200);
+    expect(await storedRequest(filed.body.id)).toMatchObject({ status: 'approved', approved_by: w.ids.adminA });
   });
 
   it('the database itself refuses a self-approved just-in-time request, whatever code writes it', async () => {

@@ -59,7 +59,7 @@ const FAN_OUT = prepared(
          SELECT DISTINCT g.user_id FROM grants g
            JOIN users u ON u.id = g.user_id AND u.status = 'active'
           WHERE g.site_ok AND g.permissions && ARRAY['*', 'devices:*', 'devices:execute']::text[]
-            AND NOT EXISTS (SELECT 1 FROM req WHERE req.flow_type = 'tech_jit_admin' AND req.subject_user_id = g.user_id)
+            AND NOT EXISTS (SELECT 1 FROM req WHERE req.subject_user_id = g.user_id)
             AND EXISTS (SELECT 1 FROM mobile_devices md WHERE md.user_id = g.user_id)
        ), approvals AS (
          INSERT INTO pam_approval_requests (org_id, elevation_request_id, approver_user_id, expires_at)

@@ -56,7 +56,7 @@ export class ApprovalService {
     if (a.status === 'approved' || a.status === 'denied') throw ApprovalErrors.alreadyDecided(a.status);
     if (a.lapsed) throw ApprovalErrors.expired();
     if (a.status === 'expired') throw ApprovalErrors.alreadyDecided(await this.requestStatus(a.elevation_request_id));
-    if (dto.decision === 'approve' && a.flow_type === 'tech_jit_admin' && a.subject_user_id === principal.userId) throw ApprovalErrors.selfApproval();
+    if (dto.decision === 'approve' && a.subject_user_id === principal.userId) throw ApprovalErrors.selfApproval();
 
     const moved = await this.transitions.decide(principal, a.elevation_request_id, dto.decision, {
       durationMinutes: dto.durationMinutes ?? DEFAULT_APPROVAL_MINUTES,

@@ -174,9 +174,9 @@ export class ElevationRequestRepository {
 
   /**
    * pending → approved as one compare-and-swap: only a request still pending and inside its TTL
-   * moves, and a just-in-time request only by a known person other than its subject (`actor.userId`
-   * is the person, also behind an API key), so a service check that is forgotten still fails
-   * closed. The table's constraint elevation_requests_no_self_approval says the same.
+   * moves, and only by a known person other than the one who filed it (`actor.userId` is the
+   * person, also behind an API key), so a service check that is forgotten still fails closed. The
+   * table's constraint elevation_requests_no_self_approval says the same.
    */
   approve(id: string, actor: Actor, durationMinutes: number, reason: string | null, ttlMinutes: number): Promise<TransitionedRow | null> {
     return this.db.one<TransitionedRow>(
@@ -186,7 +186,7 @@ export class ElevationRequestRepository {
               expires_at = now() + make_interval(mins => $4), decision_reason = $5, updated_at = now()
          FROM (SELECT id, status FROM elevation_requests WHERE id = $1 FOR UPDATE) prev
         WHERE e.id = prev.id AND e.status = 'pending' AND e.requested_at > now() - make_interval(mins => $6)
-          AND (e.flow_type <> 'tech_jit_admin' OR ($2::uuid IS NOT NULL AND e.subject_user_id IS DISTINCT FROM $2::uuid))
+          AND $2::uuid IS NOT NULL AND e.subject_user_id IS DISTINCT FROM $2::uuid
         ${RETURNING}`,
       [id, actor.userId, actor.apiKeyId, durationMinutes, reason, ttlMinutes],
     );

@@ -120,8 +120,9 @@ export class ElevationRequestService {
 
   async respond(principal: Principal, id: string, dto: RespondElevationRequestDto): Promise<ElevationTransitionResultDto> {
     const row = await this.writable(principal, id);
-    // The person deciding, also behind an API key (its creator). Without one, nobody can tell the approver from the subject.
-    if (dto.decision === 'approve' && row.flow_type === 'tech_jit_admin' && (principal.userId === null || row.subject_user_id === principal.userId)) {
+    // The person deciding, also behind an API key (its creator). Without one, nobody can tell the
+    // approver from the subject. Whoever filed a request (a JIT request, an AI tool action) never approves it.
+    if (dto.decision === 'approve' && (principal.userId === null || row.subject_user_id === principal.userId)) {
       throw ElevationRequestErrors.selfApproval();
     }
     const moved = await this.transitions.decide(principal, id, dto.decision, {
