@@ -6,6 +6,7 @@ import cookieParser from 'cookie-parser';
 import express, { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { createValidationPipe } from './common/pipes/validation.pipe';
+import { BODY_BOUNDS, boundedBodies, type BodyBounds } from './common/pipes/body-bounds';
 import { requestId } from './infra/logging/logging';
 import { ERROR_BODY_SCHEMA } from './common/errors/error-body.schema';
 import { AppException } from './common/errors/app.exception';
@@ -16,19 +17,28 @@ import openApiMetadata from './metadata';
 export const API_PREFIX = 'api/v1';
 
 /**
- * Body-parser failures become contract errors here; left alone, Nest would turn a JSON syntax
- * error into a generic 400 carrying the parser's message.
+ * Body-parser and decompression failures become contract errors here, each with its 4xx; left
+ * alone, Nest would answer a JSON syntax error with the parser's message and anything without a
+ * `type` (a body that is not the gzip it claims to be) with a 500. The parser's own text never
+ * reaches the caller.
  */
-function bodyParserErrors(err: { type?: string } | undefined, _req: unknown, _res: unknown, next: (e?: unknown) => void): void {
+function bodyParserErrors(err: { type?: string; code?: string; status?: unknown } | undefined, _req: unknown, _res: unknown, next: (e?: unknown) => void): void {
   if (!err) return next();
+  if (err instanceof AppException) return next(err);
   if (err.type === 'entity.parse.failed') return next(AppException.badRequest('invalid_json', 'Malformed JSON body'));
   if (err.type === 'entity.too.large') return next(new AppException(413, 'payload_too_large', 'Request body is too large'));
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
     return next(new AppException(415, 'unsupported_media_type', 'Unsupported body encoding'));
   }
-  if (err.type === 'request.aborted' || err.type === 'request.size.invalid' || err.type === 'stream.encoding.set') {
-    return next(AppException.badRequest('invalid_body', 'The request body could not be read'));
+  if (err.type === 'parameters.too.many') return next(new AppException(413, 'payload_too_large', 'The form has too many fields'));
+  if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
+    return next(AppException.badRequest('invalid_body', 'The request body does not decode as its Content-Encoding says'));
   }
+  const status = typeof err.status === 'number' ? err.status : 0;
+  if (status === 413) return next(new AppException(413, 'payload_too_large', 'Request body is too large'));
+  if (status === 415) return next(new AppException(415, 'unsupported_media_type', 'Unsupported body encoding'));
+  // request.aborted, request.size.invalid, stream.encoding.set, and any other failure to read the body.
+  if (status >= 400 && status < 500) return next(AppException.badRequest('invalid_body', 'The request body could not be read'));
   next(err);
 }
 /** Agent ingest bodies are capped at 32 KB on the bytes actually read (pam.md 8). */
@@ -56,9 +66,23 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/** Express matches routes ignoring case and one trailing slash; so does this table. */
+/**
+ * An interchange document sent as application/json (up to 1 MB) is a bulk list read by its own
+ * validator, not the validation pipe: it may hold many more members than any other body.
+ */
+const IMPORT_BODY_BOUNDS: BodyBounds = Object.freeze({ depth: BODY_BOUNDS.depth, members: 200_000 });
+
+function bodyBounds(req: Request): BodyBounds {
+  return req.method === 'POST' && routePath(req) === `/${API_PREFIX}/imports` ? IMPORT_BODY_BOUNDS : BODY_BOUNDS;
+}
+
+/** Express matches routes ignoring case and one trailing slash; so do these tables. */
+function routePath(req: Request): string {
+  return req.path.toLowerCase().replace(/(.)\/$/, '$1');
+}
+
 function acceptedTypes(req: Request): readonly string[] {
-  const path = req.path.toLowerCase().replace(/(.)\/$/, '$1');
+  const path = routePath(req);
   const route = OTHER_BODY_TYPES.find((r) => r.method === req.method && r.path === path);
   return route ? [JSON_TYPE, ...route.types] : [JSON_TYPE];
 }
@@ -102,6 +126,8 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
   app.use(mediaTypeGate(acceptedTypes));
   app.use(json({ limit: '1mb' }));
   app.use(SAML_ACS_PATH, urlencoded({ extended: false, limit: '1mb' }));
+  // Depth and size bounds on every parsed body, before any guard, pipe or handler walks it.
+  app.use(boundedBodies(bodyBounds));
   app.use(bodyParserErrors);
   app.use(cookieParser());
   app.setGlobalPrefix(API_PREFIX);
