@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { AppException } from '../errors/app.exception';
 import { PARTNER_WIDE_WRITE_REFUSED } from '../principal';
@@ -26,30 +27,58 @@ const DEFAULT_CODES: Record<number, [string, string]> = {
   429: ['rate_limited', 'Too many requests, slow down'],
 };
 
-/**
- * Database errors that can only come from the input (a NUL byte, a value out of range, a duplicate
- * the service did not anticipate) are the caller's 4xx, never a 500. A row-level-security refusal
- * means the caller wrote into another tenant: answered as not found, like every cross-tenant id;
- * a partner-wide write by a selected-organizations technician is the one refusal answered 403.
- */
 /** Raised by the database when a caller without all-organization access writes a partner-owned row. */
 const PARTNER_WIDE_DENIED = 'partner_wide_write_denied';
 
-function postgresError(e: unknown): { statusCode: number; code: string; error: string } | null {
-  if (!(e instanceof QueryFailedError)) return null;
-  const code = (e.driverError as { code?: string } | undefined)?.code ?? '';
-  if (['22021', '22P02', '22001', '22003', '22007', '22008', '22023', '2201B'].includes(code)) {
-    return { statusCode: 400, code: 'invalid_input', error: 'A value in the request is not acceptable' };
-  }
-  if (code === '23505') return { statusCode: 409, code: 'conflict', error: 'A resource with the same unique value already exists' };
-  if (code === '23503') return { statusCode: 409, code: 'reference_conflict', error: 'The request refers to a resource that does not exist or is still referenced' };
-  if (code === '23514' || code === '23502') return { statusCode: 400, code: 'invalid_input', error: 'A value in the request is not acceptable' };
-  if (code === '42501' && e.message.startsWith(PARTNER_WIDE_DENIED)) {
+type Answer = { statusCode: number; code: string; error: string };
+
+const INVALID_INPUT: Answer = { statusCode: 400, code: 'invalid_input', error: 'A value in the request is not acceptable' };
+const UNIQUE_CONFLICT: Answer = { statusCode: 409, code: 'conflict', error: 'A resource with the same unique value already exists' };
+const REFERENCE_CONFLICT: Answer = { statusCode: 409, code: 'reference_conflict', error: 'The request refers to a resource that does not exist or is still referenced' };
+
+/** The SQLSTATE of a PostgreSQL error, as TypeORM wraps it or as pg raises it; '' for anything else. */
+function sqlState(e: unknown): string {
+  if (e instanceof QueryFailedError) return (e.driverError as { code?: string } | undefined)?.code ?? '';
+  if (e instanceof DatabaseError) return e.code ?? '';
+  return '';
+}
+
+/**
+ * The one place PostgreSQL's errors become answers; no service maps them to avoid a 500.
+ * Errors that only the input can cause are the caller's: every data exception (class 22: a NUL
+ * character, invalid UTF-8, a value out of range or too long, a malformed id or date, a bad
+ * pattern), every integrity violation (class 23), and the limits a value can exceed (class 54:
+ * an index row or an array too large, an expression too deep). A duplicate or a dangling or still
+ * used reference is 409; the rest is 400. A row-level-security refusal means the caller wrote
+ * into another tenant: answered as not found, like every cross-tenant id; a partner-wide write by
+ * a selected-organizations technician is the one refusal answered 403. A serialization failure or
+ * deadlock is 409, to retry. The answer never carries PostgreSQL's message.
+ */
+export function postgresError(e: unknown): Answer | null {
+  const code = sqlState(e);
+  if (!/^[0-9A-Z]{5}$/.test(code)) return null;
+  if (code === '23505' || code === '23P01') return UNIQUE_CONFLICT;
+  if (code === '23503' || code === '23001') return REFERENCE_CONFLICT;
+  if (code.startsWith('22') || code.startsWith('23') || code === '54000' || code === '54001') return INVALID_INPUT;
+  if (code === '42501' && (e as Error).message.startsWith(PARTNER_WIDE_DENIED)) {
     return { statusCode: 403, code: 'forbidden', error: PARTNER_WIDE_WRITE_REFUSED };
   }
   if (code === '42501') return { statusCode: 404, code: 'not_found', error: 'Resource not found' };
   if (code === '40001' || code === '40P01') return { statusCode: 409, code: 'conflict', error: 'The request conflicted with a concurrent change; retry it' };
   return null;
+}
+
+/**
+ * Errors that are not Nest exceptions but were raised for the request itself: http-errors marked
+ * `expose` (what the body parsers and Express raise) and Express's URIError for a path parameter
+ * that is not valid percent-encoding. Their 4xx status with the standard code and sentence, never
+ * their message. (A status on any other error, e.g. an upstream response's, stays a 500.)
+ */
+function clientErrorStatus(e: unknown): number | null {
+  if (typeof e !== 'object' || e === null) return null;
+  const { status, expose } = e as { status?: unknown; expose?: unknown };
+  if (expose !== true && !(e instanceof URIError)) return null;
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500 ? status : null;
 }
 
 /** Produces the error body of CONTRACT.md §1 for every failure, whatever threw it. */
@@ -87,6 +116,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
       if (status < 500) {
         const [code, message] = DEFAULT_CODES[status] ?? ['error', exception.message];
         return this.plain(status, code, status === 404 ? 'Resource not found' : message, requestId);
+      }
+    } else {
+      const status = clientErrorStatus(exception);
+      if (status !== null) {
+        const [code, message] = DEFAULT_CODES[status] ?? DEFAULT_CODES[400];
+        return this.plain(status, code, message, requestId);
       }
     }
     this.logger.error({ requestId, err: exception }, 'Unhandled error');

@@ -14,6 +14,9 @@ const SCOPE_KEY = 'tenantScope';
  */
 @Injectable()
 export class TenantTransaction {
+  /** Names the savepoints of within(); unique per instance, so never reused while one is open. */
+  private savepoints = 0;
+
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService,
@@ -51,13 +54,45 @@ export class TenantTransaction {
     return (this.cls.isActive() && this.cls.get<TenantScope>(SCOPE_KEY)) || NO_SCOPE;
   }
 
+  /**
+   * Runs fn under `scope` inside the current transaction, in a savepoint, so that a statement
+   * fn gets refused cannot take the rest of the transaction down with it: on failure the work of
+   * fn is rolled back to the savepoint (which also reverts the settings), the previous scope is
+   * set again and fn's own error is rethrown; restoring the scope in the aborted transaction would
+   * fail instead and hide it (25P02). On success the savepoint is released, keeping fn's work.
+   * Cost: two statements (SAVEPOINT, RELEASE) beside the two scope switches. Each savepoint has
+   * its own name, so two interleaved calls on one transaction fail loudly instead of releasing or
+   * rolling back each other's work.
+   */
   private async within<T>(scope: TenantScope, fn: () => Promise<T>): Promise<T> {
     const previous = this.currentScope();
-    await this.apply(scope);
+    const savepoint = `tenant_scope_${++this.savepoints}`;
+    await this.db.exec(`SAVEPOINT ${savepoint}`);
+    let result: T;
     try {
-      return await fn();
-    } finally {
+      await this.apply(scope);
+      result = await fn();
+    } catch (e) {
+      await this.undo(savepoint, previous);
+      throw e;
+    }
+    await this.db.exec(`RELEASE SAVEPOINT ${savepoint}`);
+    await this.apply(previous);
+    return result;
+  }
+
+  /**
+   * After fn failed: back to the savepoint and the previous scope. If even that fails (the
+   * connection is gone), the transaction is unusable, so no statement can run under the inner
+   * scope; fn's error is still the one the caller sees.
+   */
+  private async undo(savepoint: string, previous: TenantScope): Promise<void> {
+    try {
+      await this.db.exec(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+      await this.db.exec(`RELEASE SAVEPOINT ${savepoint}`);
       await this.apply(previous);
+    } catch {
+      if (this.cls.isActive()) this.cls.set(SCOPE_KEY, previous);
     }
   }
 
