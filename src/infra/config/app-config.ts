@@ -2,15 +2,31 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, MinLength, ValidateBy, validateSync } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : String(value).toLowerCase() === 'true');
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+/** Decimal digits only: " 80", "0x50" or "1e3" stay strings, so they are refused rather than read as something else. */
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : /^\d{1,15}$/.test(String(value)) ? Number(value) : value);
+
+/**
+ * A whole number in [min, max], with one message that says so and shows what was given
+ * (`PORT must be a whole number from 0 to 65535, not "abc"`), instead of three range messages
+ * about a value that is not a number. Only for numeric settings: the value is printed.
+ */
+const EnvInt = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  ValidateBy({
+    name: 'envInt',
+    validator: {
+      validate: (value) => typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max,
+      defaultMessage: (args) =>
+        `${args?.property} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}, not ${JSON.stringify(String(args?.value).slice(0, 32))}`,
+    },
+  });
 
 /** The raw environment, validated at boot. Nothing outside src/infra/config reads process.env. */
 class EnvVars {
   @IsOptional() @IsIn(['development', 'production', 'test']) NODE_ENV?: string;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) PORT?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(0, 65535) PORT?: number;
   @IsOptional() @IsString() DATABASE_URL?: string;
   @IsOptional() @IsString() DATABASE_APP_URL?: string;
   @IsOptional() @IsString() PUBLIC_URL?: string;
@@ -26,8 +42,8 @@ class EnvVars {
   @IsOptional() @IsString() MAIL_FROM?: string;
   @IsOptional() @IsString() PUSH_GATEWAY_URL?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() PAM_ACTUATOR_ENABLED?: boolean;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1440) PAM_PENDING_TTL_MINUTES?: number;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) PAM_PREVIEW_SCAN_LIMIT?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(1, 1440) PAM_PENDING_TTL_MINUTES?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(1) PAM_PREVIEW_SCAN_LIMIT?: number;
   @IsOptional() @IsString() SAML_SP_ENTITY_ID?: string;
   @IsOptional() @IsString() DNS_SERVERS?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() SSO_ALLOW_INSECURE_LOOPBACK_IDP?: boolean;
@@ -35,7 +51,7 @@ class EnvVars {
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @IsString() DATA_DIR?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() START_JOBS?: boolean;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60000) PRINCIPAL_CACHE_TTL_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(0, 60000) PRINCIPAL_CACHE_TTL_MS?: number;
 }
 
 export class ConfigError extends Error {}

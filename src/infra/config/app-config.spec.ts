@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from './app-config';
+
+/** Issue 15 item 6: `PORT=abc` answered with three range messages about a number nobody gave. */
+describe('numeric settings', () => {
+  const secrets = { NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: 'k'.repeat(32), JWT_SECRET: 'j'.repeat(32) };
+  const problem = (env: Record<string, string>) => {
+    try {
+      loadConfig({ ...secrets, ...env });
+      return null;
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      return (e as Error).message;
+    }
+  };
+
+  it('says PORT=abc is not a number, in one line', () => {
+    expect(problem({ PORT: 'abc' })).toBe('Invalid configuration:\n  - PORT: PORT must be a whole number from 0 to 65535, not "abc"');
+  });
+
+  it('refuses what Number() would have read as something else', () => {
+    for (const PORT of [' 80', '0x50', '1e3', '3.5', '-1', '80abc']) expect(problem({ PORT })).toContain(`PORT must be a whole number from 0 to 65535, not ${JSON.stringify(PORT)}`);
+  });
+
+  it('refuses a port out of range and names the range', () => {
+    expect(problem({ PORT: '70000' })).toContain('PORT must be a whole number from 0 to 65535, not "70000"');
+  });
+
+  it('reads a port, and the other numeric settings, when they are whole numbers in range', () => {
+    expect(problem({ PORT: '8080', PAM_PENDING_TTL_MINUTES: '30', PAM_PREVIEW_SCAN_LIMIT: '5000', PRINCIPAL_CACHE_TTL_MS: '0' })).toBeNull();
+    expect(loadConfig({ ...secrets, PORT: '8080' }).port).toBe(8080);
+    expect(loadConfig({ ...secrets }).port).toBe(3000);
+  });
+
+  it('words every numeric setting the same way', () => {
+    expect(problem({ PAM_PENDING_TTL_MINUTES: 'soon' })).toContain('PAM_PENDING_TTL_MINUTES must be a whole number from 1 to 1440, not "soon"');
+    expect(problem({ PAM_PREVIEW_SCAN_LIMIT: '0' })).toContain('PAM_PREVIEW_SCAN_LIMIT must be a whole number of at least 1, not "0"');
+  });
+});
