@@ -1,4 +1,5 @@
 import { AppException } from '../../common/errors/app.exception';
+import { CommonErrors } from '../../common/errors/common.errors';
 
 /** Error codes of the PAM control plane (CONTRACT.md §1 and §4). */
 export const PamErrors = {
@@ -6,7 +7,7 @@ export const PamErrors = {
   ruleNotFound: () => AppException.notFound('PAM rule not found'),
   signerGroupNotFound: () => AppException.notFound('Signer group not found'),
   siteAccessDenied: () => AppException.forbidden('site_access_denied', 'You do not have access to this site'),
-  orgRequired: () => AppException.validation([{ field: 'orgId', message: 'orgId is required for partner-scope callers' }]),
+  orgRequired: () => CommonErrors.orgIdRequired(),
   siteOutsideOrg: () => AppException.validation([{ field: 'siteId', message: 'siteId must be a site of the organization' }]),
   signerGroupOutsideOrg: () =>
     AppException.validation([{ field: 'matchSignerGroupId', message: 'matchSignerGroupId must be a signer group of the organization' }]),

@@ -1,4 +1,5 @@
 import { AppException } from '../../common/errors/app.exception';
+import { CommonErrors } from '../../common/errors/common.errors';
 
 /** Error codes of the SSO administration routes (CONTRACT.md §1 shape). */
 export const SsoErrors = {
@@ -6,7 +7,7 @@ export const SsoErrors = {
   organizationNotFound: () => AppException.notFound('Organization not found'),
   domainNotFound: () => AppException.notFound('Domain not found'),
   partnerScopeRequired: (what: string) => AppException.forbidden('partner_scope_required', `${what} needs a partner-scope session`),
-  orgIdRequired: () => AppException.validation([{ field: 'orgId', message: 'orgId is required for a partner-scope session' }]),
+  orgIdRequired: () => CommonErrors.orgIdRequired(),
   invalidDefaultRole: (reason: string) => AppException.badRequest('invalid_default_role', reason),
   privilegeEscalation: (permissions: string[]) =>
     AppException.forbidden('privilege_escalation', 'The default role grants permissions you do not hold yourself', { permissions }),

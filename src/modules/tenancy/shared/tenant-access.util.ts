@@ -1,4 +1,5 @@
 import { canAccessSite, Principal } from '../../../common/principal';
+import { CommonErrors } from '../../../common/errors/common.errors';
 import { TenancyErrors } from '../tenancy.errors';
 
 /**
@@ -8,7 +9,7 @@ import { TenancyErrors } from '../tenancy.errors';
  */
 export function targetOrg(principal: Principal, orgId: string | null | undefined): string {
   const id = orgId ?? (principal.scope === 'organization' ? principal.orgId : null);
-  if (!id) throw TenancyErrors.invalidField('orgId', 'orgId is required for partner-scope callers');
+  if (!id) throw CommonErrors.orgIdRequired();
   requireOrg(principal, id);
   return id;
 }
