@@ -30,6 +30,14 @@ const OWN_TX = { transaction: 'none' } as const;
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
+  /**
+   * Signs in with email and password.
+   *
+   * @remarks Public. Answers the token pair, or, for an account with MFA, `{ mfaRequired: true, mfaToken }` to
+   * complete at `POST /auth/mfa/verify`. A wrong password, an unknown email, a disabled account and an account
+   * that must sign in through SSO all answer the same 401 `invalid_credentials`. 429 `rate_limited` past 10
+   * attempts per minute per (address, email), or 30 per address.
+   */
   @Post('login')
   @HttpCode(200)
   @Public(OWN_TX)
@@ -40,6 +48,13 @@ export class AuthController {
     return this.auth.login(dto.email, dto.password);
   }
 
+  /**
+   * Completes a sign-in with a TOTP code and answers the token pair.
+   *
+   * @remarks Public. Takes the `mfaToken` of `POST /auth/login` and a 6-digit code. 401 `invalid_mfa_code` for a
+   * wrong code; 401 `invalid_mfa_token` when the challenge expired (after 5 minutes), was used, or was burned by 5
+   * wrong codes: sign in again. 429 `rate_limited` past 10 wrong codes per account in 15 minutes.
+   */
   @Post('mfa/verify')
   @HttpCode(200)
   @Public(OWN_TX)
@@ -48,7 +63,15 @@ export class AuthController {
     return this.auth.verifyMfa(dto.mfaToken, dto.code);
   }
 
-  /** Needs the current password (see MfaEnrollDto); replacing an existing authenticator also needs an MFA session. */
+  /**
+   * Starts enrolling an authenticator app for the signed-in user.
+   *
+   * @remarks Answers the TOTP secret and its `otpauth://` URL; confirm with `POST /auth/mfa/activate`. Needs the
+   * current password in the body; an account without a password must have signed in within the last 5 minutes
+   * (else 403 `recent_sign_in_required`). Replacing an existing authenticator also needs an MFA session (403
+   * `mfa_required`). A person's session only: 403 `session_required` for an API key. 429 past 5 password checks
+   * per account in 15 minutes.
+   */
   @Post('mfa/enroll')
   @HttpCode(200)
   @Auth(OWN_TX)
@@ -58,7 +81,13 @@ export class AuthController {
     return this.auth.enrollMfa(principal, dto.password);
   }
 
-  /** Does not make the current session MFA-satisfied: sign in again with a code for that. */
+  /**
+   * Confirms MFA enrolment with a code from the new authenticator app.
+   *
+   * @remarks The current session does not become MFA-satisfied: sign in again with a code for that. 400
+   * `mfa_not_enrolling` without an enrolment in progress; 401 `invalid_mfa_code` for a wrong code. A person's
+   * session only (403 `session_required` for an API key).
+   */
   @Post('mfa/activate')
   @HttpCode(200)
   @Auth(OWN_TX)
@@ -68,6 +97,12 @@ export class AuthController {
     return this.auth.activateMfa(principal, dto.code);
   }
 
+  /**
+   * Trades a refresh token for a new token pair.
+   *
+   * @remarks Public. The refresh token rotates at every use. 401 `invalid_refresh_token` for an unknown, expired
+   * or already used token; presenting a rotated token again also ends the whole session.
+   */
   @Post('refresh')
   @HttpCode(200)
   @Public(OWN_TX)
@@ -75,6 +110,7 @@ export class AuthController {
     return this.auth.refresh(dto.refreshToken);
   }
 
+  /** Signs out: ends the caller's session and the tokens issued for it. */
   @Post('logout')
   @HttpCode(200)
   @Auth(OWN_TX)
@@ -82,6 +118,12 @@ export class AuthController {
     return this.auth.logout(principal);
   }
 
+  /**
+   * Asks for a password-reset link by email.
+   *
+   * @remarks Public. Always answers 200 with the same message, whether or not the account exists; no mail is sent
+   * for an account that must sign in through SSO.
+   */
   @Post('forgot-password')
   @HttpCode(200)
   @Public(OWN_TX)
@@ -90,6 +132,12 @@ export class AuthController {
     return this.auth.forgotPassword(dto.email);
   }
 
+  /**
+   * Sets a new password with the token of a reset link.
+   *
+   * @remarks Public. A link is valid for 1 hour, once, and only the newest link of an account works; the reset
+   * ends every session of the account. 400 `invalid_reset_token` otherwise.
+   */
   @Post('reset-password')
   @HttpCode(200)
   @Public(OWN_TX)
@@ -98,6 +146,12 @@ export class AuthController {
     return this.auth.resetPassword(dto.token, dto.password);
   }
 
+  /**
+   * Changes the signed-in user's password; the user's other sessions end.
+   *
+   * @remarks 400 `invalid_current_password` when the current password is wrong. A person's session only (403
+   * `session_required` for an API key). 429 past 5 password checks per account in 15 minutes.
+   */
   @Post('change-password')
   @HttpCode(200)
   @Auth(OWN_TX)
@@ -107,6 +161,11 @@ export class AuthController {
     return this.auth.changePassword(principal, dto.currentPassword, dto.newPassword);
   }
 
+  /**
+   * The signed-in user and what the current session may do.
+   *
+   * @remarks Scope, organization or partner, whether the session satisfied MFA, and its permissions.
+   */
   @Get('me')
   @Auth(OWN_TX)
   me(@CurrentPrincipal() principal: Principal): Promise<MeDto> {
