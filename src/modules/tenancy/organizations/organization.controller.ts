@@ -11,24 +11,46 @@ import { CreateOrganizationDto, OrganizationListDto, OrganizationResponseDto, Up
 export class OrganizationController {
   constructor(private readonly organizations: OrganizationService) {}
 
+  /**
+   * Lists the organizations the caller can reach.
+   *
+   * @remarks Needs `organizations:read`. A technician sees the partner's organizations they were granted; a
+   * customer user their own.
+   */
   @Get()
   @Auth({ permission: 'organizations:read' })
   list(): Promise<OrganizationListDto> {
     return this.organizations.list();
   }
 
+  /**
+   * Reads one organization.
+   *
+   * @remarks Needs `organizations:read`. 404 for an organization outside the caller's reach.
+   */
   @Get(':id')
   @Auth({ permission: 'organizations:read' })
   get(@UuidParam() id: string): Promise<OrganizationResponseDto> {
     return this.organizations.get(id);
   }
 
+  /**
+   * Creates an organization (a customer) under the caller's partner.
+   *
+   * @remarks Needs `organizations:write` and a partner-scope session (403 `partner_scope_required`).
+   */
   @Post()
   @Auth({ permission: 'organizations:write', partnerScope: true })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateOrganizationDto): Promise<OrganizationResponseDto> {
     return this.organizations.create(principal, dto);
   }
 
+  /**
+   * Renames an organization or changes its status.
+   *
+   * @remarks Needs `organizations:write`; an organization's own administrators may rename it. 404 for an
+   * organization outside the caller's reach.
+   */
   @Patch(':id')
   @Auth({ permission: 'organizations:write' })
   update(@UuidParam() id: string, @Body() dto: UpdateOrganizationDto): Promise<OrganizationResponseDto> {
