@@ -13,13 +13,23 @@ import { InvitationService } from './invitation.service';
 export class InvitationController {
   constructor(private readonly invitations: InvitationService) {}
 
+  /**
+   * Lists the invitations waiting for the signed-in user.
+   *
+   * @remarks Any signed-in user; each names the inviting organization or partner.
+   */
   @Get()
   @Auth()
   list(@CurrentPrincipal() principal: Principal): Promise<InvitationListDto> {
     return this.invitations.list(principal);
   }
 
-  /** Joins the inviting organization (or partner) with the role and sites the invitation names. */
+  /**
+   * Accepts an invitation: joins the organization or partner with the role and sites it names.
+   *
+   * @remarks The invited person only, at a session (not with an API key). 409 `membership_exists` when already a
+   * technician of a partner.
+   */
   @Post(':id/accept')
   @HttpCode(200)
   @Auth()
@@ -27,6 +37,11 @@ export class InvitationController {
     return this.invitations.accept(principal, id);
   }
 
+  /**
+   * Declines an invitation.
+   *
+   * @remarks The invited person only.
+   */
   @Delete(':id')
   @Auth()
   decline(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {

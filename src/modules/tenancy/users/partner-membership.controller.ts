@@ -10,7 +10,13 @@ import { MembershipService } from './membership.service';
 export class PartnerMembershipController {
   constructor(private readonly memberships: MembershipService) {}
 
-  /** Makes an existing or new user a technician of the caller's partner. */
+  /**
+   * Makes a user a technician of the caller's partner, by email (a new account) or by user id.
+   *
+   * @remarks Needs `users:write`, an MFA session and a partner-scope session. Access to all organizations or to
+   * selected ones, optionally limited to sites. An account the partner cannot see is invited instead, as for `POST
+   * /users`. 403 `privilege_escalation` for a role or organizations beyond the caller's own.
+   */
   @Post()
   @Auth({ permission: 'users:write', mfa: true, partnerScope: true })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreatePartnerMembershipDto): Promise<UserResponseDto> {

@@ -16,31 +16,59 @@ export class UserController {
     private readonly memberships: MembershipService,
   ) {}
 
+  /**
+   * Lists the users of the organizations or partner the caller can reach, a page at a time.
+   *
+   * @remarks Needs `users:read`.
+   */
   @Get()
   @Auth({ permission: 'users:read' })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListUsersQueryDto): Promise<UserListDto> {
     return this.users.list(principal, query);
   }
 
+  /**
+   * Reads one user with the memberships the caller can see.
+   *
+   * @remarks Needs `users:read`. 404 for a user outside the caller's reach.
+   */
   @Get(':id')
   @Auth({ permission: 'users:read' })
   get(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<UserResponseDto> {
     return this.users.get(principal, id);
   }
 
-  /** Creates a user with a first organization membership. */
+  /**
+   * Adds a user to an organization with a role (and optionally a set of sites).
+   *
+   * @remarks Needs `users:write` and an MFA session. A new email creates the account. An email whose account this
+   * tenant cannot see becomes an invitation that its owner accepts at `/invitations`, with the same answer. 409
+   * `email_taken` for a user the tenant already sees; 403 `privilege_escalation` for a role beyond the caller's
+   * own permissions.
+   */
   @Post()
   @Auth({ permission: 'users:write', mfa: true })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateUserDto): Promise<UserResponseDto> {
     return this.users.create(principal, dto);
   }
 
+  /**
+   * Gives a user a membership in another organization.
+   *
+   * @remarks Needs `users:write` and an MFA session. 409 `membership_exists` when the user is already a member.
+   */
   @Post(':id/memberships')
   @Auth({ permission: 'users:write', mfa: true })
   addMembership(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: CreateMembershipDto): Promise<UserResponseDto> {
     return this.memberships.add(principal, id, dto);
   }
 
+  /**
+   * Changes the role or sites of a user's membership in an organization.
+   *
+   * @remarks Needs `users:write` and an MFA session. 403 `privilege_escalation` for a role beyond the caller's own
+   * permissions.
+   */
   @Patch(':id/memberships/:orgId')
   @Auth({ permission: 'users:write', mfa: true })
   updateMembership(
@@ -52,6 +80,11 @@ export class UserController {
     return this.memberships.update(principal, id, orgId, dto);
   }
 
+  /**
+   * Removes a user from an organization.
+   *
+   * @remarks Needs `users:write` and an MFA session.
+   */
   @Delete(':id/memberships/:orgId')
   @Auth({ permission: 'users:write', mfa: true })
   removeMembership(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @UuidParam('orgId') orgId: string): Promise<SuccessDto> {
