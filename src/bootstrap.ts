@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
@@ -7,6 +8,7 @@ import { configureApp } from './app.setup';
 import { AppConfig } from './infra/config/app-config';
 import { assertRequestRoleIsRestricted } from './infra/database/app-role';
 import { startEmbeddedPostgres, EmbeddedDatabase } from './infra/database/embedded-postgres';
+import { statementMode } from './infra/database/db.service';
 import { ensureDatabase, migrate } from './infra/database/migrate';
 
 export interface PreparedDatabase {
@@ -49,5 +51,6 @@ export async function createApp(config: AppConfig, appUrl: string, opts: { logs?
   });
   await configureApp(app, opts);
   await assertRequestRoleIsRestricted((sql) => app.get(DataSource).query(sql));
+  new Logger('Database').log(`Statements: ${statementMode(config)}`);
   return app;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, prepareDatabase } from './bootstrap';
 import { loadConfig } from './infra/config/app-config';
+import { statementMode } from './infra/database/db.service';
 import { SeedService } from './infra/database/seed/seed.service';
 import type { Fixture } from './infra/database/seed/fixture.types';
 
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const lines = [
     '',
     `  Service:  ${base}/api/v1  (${db.embedded ? 'embedded PostgreSQL in ' + config.dataDir : 'DATABASE_URL'})`,
+    `  Database: ${statementMode(config)}`,
     `  API docs: ${base}/api/docs`,
     `  Login:    ${base}/login`,
   ];

@@ -2,6 +2,8 @@
 process.env.NODE_ENV = 'test';
 process.env.DATABASE_URL = process.env.TEST_DATABASE_URL;
 process.env.DATABASE_APP_URL = process.env.TEST_DATABASE_APP_URL;
+// Direct connections: the named mode is legitimate here and stays covered; the PgBouncer tiers run the default (off).
+process.env.DATABASE_PREPARED_STATEMENTS = 'true';
 process.env.SECRET_ENCRYPTION_KEY = 'test-encryption-key-0123456789abcdef0123456789';
 process.env.JWT_SECRET = 'test-jwt-secret-abcdef0123456789abcdef0123456789';
 process.env.LOG_LEVEL = 'silent';

@@ -29,6 +29,7 @@ class EnvVars {
   @IsOptional() @Transform(toInt) @EnvInt(0, 65535) PORT?: number;
   @IsOptional() @IsString() DATABASE_URL?: string;
   @IsOptional() @IsString() DATABASE_APP_URL?: string;
+  @IsOptional() @Transform(toBool) @IsBoolean() DATABASE_PREPARED_STATEMENTS?: boolean;
   @IsOptional() @IsString() PUBLIC_URL?: string;
   @IsOptional() @IsString() PUBLIC_APP_URL?: string;
   @IsOptional() @IsString() DASHBOARD_URL?: string;
@@ -64,6 +65,13 @@ export interface AppConfig {
   databaseUrl?: string;
   /** Request-role connection; required in production, derived from databaseUrl (development password) otherwise. */
   databaseAppUrl?: string;
+  /**
+   * Hot-path statements as client-named prepared statements, kept per connection. Off (the
+   * default) they run unnamed, which is correct behind any transaction pooler. On only when the
+   * request role connects straight to PostgreSQL, or through PgBouncer 1.21 or later with
+   * max_prepared_statements set.
+   */
+  databasePreparedStatements: boolean;
   publicUrl: string;
   encryptionKey: string;
   previousEncryptionKeys: string[];
@@ -222,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: vars.PORT ?? 3000,
     databaseUrl: vars.DATABASE_URL,
     databaseAppUrl: vars.DATABASE_APP_URL,
+    databasePreparedStatements: vars.DATABASE_PREPARED_STATEMENTS ?? false,
     publicUrl,
     encryptionKey,
     previousEncryptionKeys: (vars.SECRET_ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Db, prepared } from '../../infra/database/db.service';
 import type { SoftwareSettings } from '../policies/features/pam.features';
-import { appliedPoliciesSql, AppliedPolicyRow, toAppliedPolicy } from '../policies/resolution/policy-resolution.repository';
+import { AppliedPolicyRow, toAppliedPolicy } from '../policies/resolution/policy-resolution.repository';
 import { closestFirst } from '../policies/resolution/policy-resolution.util';
 import { ORG_PAM_DEFAULTS, type AppliedSoftwarePolicy, type OrgPamDefaults, type SoftwareEvidence } from '../pam/decision/decision.types';
-import { bucketTakeSql } from './rate-limit/postgres-rate-limiter.service';
+import { INGEST_BURST, INGEST_RATE_PER_SECOND } from './rate-limit/device-rate-limiter';
 
 /** Everything ingest needs to know before deciding, read in one statement. */
 export interface IngestContext {
@@ -57,15 +57,14 @@ export interface CreatedElevationRequest {
   expires_at: Date | null;
 }
 
+/**
+ * Both statements are PL/pgSQL functions (migration 1763700800000): their plans stay cached on
+ * the server connection, which survives a transaction pooler; each call is one round trip.
+ */
 const INGEST_CONTEXT = prepared(
   'ingest_context',
-  `SELECT d.status, d.site_id, now() AS now,
-          coalesce((SELECT v.version::text FROM pam_rules_versions v WHERE v.org_id = d.org_id), '0') AS rules_version,
-          c.default_unmatched_verdict, c.default_approval_duration_minutes,
-          (SELECT coalesce(json_agg(s), '[]') FROM (${appliedPoliciesSql('$1', 'd.site_id', '$2', "'software'")}) s) AS software
-     FROM devices d
-     LEFT JOIN pam_org_config c ON c.org_id = d.org_id
-    WHERE d.org_id = $1 AND d.id = $2`,
+  `SELECT status, site_id, now, rules_version, default_unmatched_verdict, default_approval_duration_minutes, software
+     FROM app_ingest_context($1, $2)`,
 );
 
 /**
@@ -73,27 +72,12 @@ const INGEST_CONTEXT = prepared(
  * rate-limit bucket spent first when the bucket lives in the database (nothing is written when
  * it is empty), or without.
  */
-function insertSql(bucket: string): string {
-  return `WITH bucket AS (${bucket}), req AS (
-         INSERT INTO elevation_requests (
-           org_id, site_id, device_id, flow_type, status, subject_username, target_executable_path, target_executable_hash,
-           target_executable_signer, parent_image, command_line, pid, observed_at, reason, requested_at, decided_at,
-           duration_minutes, expires_at, decision_source, matched_policy_id, matched_policy_name, pam_rule_id, pam_rule_name, software_evidence)
-         SELECT $1, $2, $3, 'uac_intercept', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(), CASE WHEN $14 THEN now() END,
-                $15::int, now() + make_interval(mins => $15::int), $16, $17, $18, $19, $20, $21::jsonb
-          WHERE EXISTS (SELECT 1 FROM bucket)
-         RETURNING id, org_id, status, requested_at, expires_at
-       ), audit AS (
-         INSERT INTO audit_logs (org_id, actor_type, actor_id, action, resource_type, resource_id, details, ip, request_id)
-         SELECT org_id, 'agent', $22, $23, 'elevation_request', id::text, $24::jsonb, $25, $26 FROM req
-       ), event AS (
-         INSERT INTO pam_elevation_events (org_id, elevation_request_id, type, from_status, to_status, actor_type, actor_id, details)
-         SELECT org_id, id, 'created', NULL, status, 'agent', $22, $24::jsonb FROM req
-       )
-       SELECT id, requested_at, expires_at FROM req`;
-}
-const INSERT_SPENDING_TOKEN = prepared('ingest_insert_spending_token', insertSql(bucketTakeSql('$1::uuid', '$3::uuid')));
-const INSERT_WITHOUT_TOKEN = prepared('ingest_insert', insertSql('SELECT 1'));
+const INSERT = prepared(
+  'ingest_insert',
+  `SELECT id, requested_at, expires_at
+     FROM app_ingest_insert($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+                            $21, $22, $23, $24, $25, $26, $27, $28, $29)`,
+);
 
 @Injectable()
 export class ElevationIngestRepository {
@@ -131,7 +115,7 @@ export class ElevationIngestRepository {
   async insert(r: NewElevationRequest, log: IngestLog, spendToken: boolean): Promise<CreatedElevationRequest | null> {
     const final = r.status !== 'pending';
     return this.db.one<CreatedElevationRequest>(
-      spendToken ? INSERT_SPENDING_TOKEN : INSERT_WITHOUT_TOKEN,
+      INSERT,
       [
         r.orgId,
         r.siteId,
@@ -159,6 +143,9 @@ export class ElevationIngestRepository {
         JSON.stringify(log.details),
         log.ip,
         log.requestId,
+        spendToken,
+        INGEST_BURST,
+        INGEST_RATE_PER_SECOND,
       ],
     );
   }

@@ -16,7 +16,7 @@ export abstract class DeviceRateLimiter {
   /**
    * 'standalone': call take() before any other work. 'database': the bucket is a row that the
    * caller's transaction locks until commit, so spend it as late as possible: with take(), or
-   * inside the statement that writes the request (bucketTakeSql).
+   * inside the statement that writes the request (app_agent_rate_bucket_take).
    */
   abstract readonly placement: 'standalone' | 'database';
   abstract take(orgId: string, deviceId: string): Promise<RateDecision>;

@@ -36,43 +36,12 @@ const SELECT_APPROVAL = `
     JOIN elevation_requests e ON e.org_id = a.org_id AND e.id = a.elevation_request_id
     LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id`;
 
-/** The approval requests and push-outbox rows of a pending request, in one statement (ingest's hot path). */
-const FAN_OUT = prepared(
-  'pam_approval_fan_out',
-  `WITH req AS (
-         SELECT e.id, e.org_id, e.site_id, e.flow_type, e.subject_user_id, e.requested_at, o.partner_id
-           FROM elevation_requests e JOIN organizations o ON o.id = e.org_id
-          WHERE e.org_id = $1 AND e.id = $2 AND e.status = 'pending'
-       ), grants AS (
-         SELECT m.user_id, r.permissions,
-                (NOT m.site_restricted OR EXISTS (SELECT 1 FROM organization_membership_sites ms
-                   WHERE ms.org_id = m.org_id AND ms.user_id = m.user_id AND ms.site_id = req.site_id)) AS site_ok
-           FROM req JOIN organization_memberships m ON m.org_id = req.org_id JOIN roles r ON r.id = m.role_id
-         UNION ALL
-         SELECT pm.user_id, r.permissions,
-                (NOT pm.site_restricted OR EXISTS (SELECT 1 FROM partner_membership_sites ps
-                   WHERE ps.partner_id = pm.partner_id AND ps.user_id = pm.user_id AND ps.site_id = req.site_id)) AS site_ok
-           FROM req JOIN partner_memberships pm ON pm.partner_id = req.partner_id JOIN roles r ON r.id = pm.role_id
-          WHERE pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs po
-                  WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id AND po.org_id = req.org_id)
-       ), eligible AS (
-         SELECT DISTINCT g.user_id FROM grants g
-           JOIN users u ON u.id = g.user_id AND u.status = 'active'
-          WHERE g.site_ok AND g.permissions && ARRAY['*', 'devices:*', 'devices:execute']::text[]
-            AND NOT EXISTS (SELECT 1 FROM req WHERE req.subject_user_id = g.user_id)
-            AND EXISTS (SELECT 1 FROM mobile_devices md WHERE md.user_id = g.user_id)
-       ), approvals AS (
-         INSERT INTO pam_approval_requests (org_id, elevation_request_id, approver_user_id, expires_at)
-         SELECT req.org_id, req.id, eligible.user_id, req.requested_at + make_interval(mins => $3) FROM req CROSS JOIN eligible
-         ON CONFLICT (org_id, elevation_request_id, approver_user_id) DO NOTHING
-         RETURNING id, org_id, approver_user_id
-       ), pushes AS (
-         INSERT INTO push_outbox (org_id, approval_request_id, mobile_device_id)
-         SELECT a.org_id, a.id, md.id FROM approvals a JOIN mobile_devices md ON md.user_id = a.approver_user_id
-         RETURNING id
-       )
-       SELECT (SELECT count(*) FROM approvals) AS approvals, (SELECT count(*) FROM pushes) AS pushes`,
-);
+/**
+ * The approval requests and push-outbox rows of a pending request, in one statement (ingest's hot
+ * path): the PL/pgSQL function app_pam_approval_fan_out (migration 1763700800000), whose plan stays
+ * cached on the server connection (planning it costs several times its execution).
+ */
+const FAN_OUT = prepared('pam_approval_fan_out', `SELECT approvals, pushes FROM app_pam_approval_fan_out($1, $2, $3)`);
 
 @Injectable()
 export class ApprovalRepository {
