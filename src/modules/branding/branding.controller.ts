@@ -10,13 +10,24 @@ import { LoginBrandingResponseDto, ReplaceLoginBrandingDto } from './branding.dt
 export class BrandingController {
   constructor(private readonly branding: BrandingService) {}
 
+  /**
+   * Reads the login-page branding of the caller's partner.
+   *
+   * @remarks A partner-scope session (403 `partner_scope_required`). Each of `logoUrl`, `accentColor` and
+   * `headline` may be null.
+   */
   @Get()
   @Auth({ partnerScope: true })
   get(@CurrentPrincipal() principal: Principal): Promise<LoginBrandingResponseDto> {
     return this.branding.get(principal);
   }
 
-  /** Partner-wide policy rights (spec 4.1): policies:write, with MFA. */
+  /**
+   * Replaces the login-page branding of the caller's partner; omitted fields are cleared.
+   *
+   * @remarks Needs a partner-scope session, `policies:write` and an MFA session. The logo is an HTTPS URL or a
+   * data URI of a PNG, JPEG or WebP image; the accent colour `#rrggbb`; the headline up to 120 characters.
+   */
   @Put()
   @Auth({ partnerScope: true, permission: 'policies:write', mfa: true })
   replace(@CurrentPrincipal() principal: Principal, @Body() dto: ReplaceLoginBrandingDto): Promise<LoginBrandingResponseDto> {

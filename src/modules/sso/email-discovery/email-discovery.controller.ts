@@ -10,12 +10,18 @@ import { EmailDiscoveryService } from './email-discovery.service';
 export class EmailDiscoveryController {
   constructor(private readonly discovery: EmailDiscoveryService) {}
 
-  /** CONTRACT.md §3: 20 per 5 minutes per client IP; never cached (the answer follows DNS verification). */
+  /**
+   * Tells the login page whether an email address must sign in through SSO.
+   *
+   * @remarks Public. Decided from the email's domain alone: positive only when exactly one organization verified
+   * the domain by DNS and its sign-in provider enforces SSO; otherwise `{ sso: null }`, which is also the answer
+   * when the service cannot answer safely. Not cached. 429 past 20 calls per 5 minutes per address.
+   */
   @Post('sso-discovery')
   @HttpCode(200)
   @Public({ transaction: 'none' })
   @Throttle({ default: { limit: 20, ttl: 5 * 60_000 } })
-  @Header('Cache-Control', 'no-store')
+  @Header('Cache-Control', 'no-store') // the answer follows DNS verification and provider changes at once
   discover(@Body() dto: SsoDiscoveryDto): Promise<SsoDiscoveryResultDto> {
     return this.discovery.discover(dto.email);
   }

@@ -10,6 +10,12 @@ import { LoginContextDto } from './sso-login.dto';
 export class LoginContextController {
   constructor(private readonly loginContext: LoginContextService) {}
 
+  /**
+   * What the login page shows before sign-in: the partner's branding and SSO button.
+   *
+   * @remarks Public; both are null on a hosted deployment or one with several partners. Cacheable for 60 seconds.
+   * 429 past 30 calls per minute per address.
+   */
   @Get('login-context')
   @Public({ transaction: 'none' })
   @Throttle({ default: { limit: 30, ttl: 60_000 } })

@@ -15,7 +15,7 @@ import { clearedStateCookieOptions, STATE_COOKIE, stateCookieOptions } from './s
 
 // These routes call the IdP or open their own system-context transactions (refusals commit audit rows).
 const OWN_TX = { transaction: 'none' } as const;
-/** CONTRACT.md §3: 30 login starts per 5 minutes per client IP (the per-tenant limit is LoginStartRateGuard). */
+/** 30 login starts per 5 minutes per client address (docs/api-conventions.md); the per-tenant limit is LoginStartRateGuard. */
 const LOGIN_START_PER_IP = { default: { limit: 30, ttl: 5 * 60_000 } };
 
 @ApiTags('sso')
@@ -27,7 +27,15 @@ export class SsoLoginController {
     private readonly exchanges: SsoExchangeService,
   ) {}
 
-  /** Spec 1.6.3: sign-in of the partner's technicians through its oldest active provider. */
+  /**
+   * Starts SSO sign-in for the partner's technicians: redirects (302) to the partner's identity provider.
+   *
+   * @remarks Public; a browser navigation, not an API call. Uses the partner's oldest active provider (OIDC with
+   * PKCE) and sets the `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards. 404
+   * when the partner has no active provider; 400 `sso_protocol_unsupported` for a SAML provider (start at
+   * `/sso/saml/login/partner/{partnerId}`); 400 `invalid_provider_configuration` when it cannot start a sign-in;
+   * 429 past 30 starts per 5 minutes per address, or 10 per partner.
+   */
   @Get('login/partner/:partnerId')
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
@@ -36,7 +44,15 @@ export class SsoLoginController {
     this.sendToIdp(res, await this.login.start({ partnerId }, redirect));
   }
 
-  /** Spec 1.1.2–4: 302 to the IdP of the organization's oldest active provider, with the state cookie. */
+  /**
+   * Starts SSO sign-in for an organization: redirects (302) to its identity provider.
+   *
+   * @remarks Public; a browser navigation, not an API call. Uses the organization's oldest active provider (OIDC
+   * with PKCE) and sets the `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards.
+   * 404 when the organization has no active provider; 400 `sso_protocol_unsupported` (with the SAML `loginUrl`)
+   * for a SAML provider; 400 `invalid_provider_configuration` when it cannot start a sign-in; 429 past 30 starts
+   * per 5 minutes per address, or 10 per organization.
+   */
   @Get('login/:orgId')
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
@@ -45,7 +61,14 @@ export class SsoLoginController {
     this.sendToIdp(res, await this.login.start({ orgId }, redirect));
   }
 
-  /** Spec 1.1.6–15: always a 302, to `<path>#ssoCode=…` or to /login?error=<code>. */
+  /**
+   * Where the identity provider returns the browser after an OIDC sign-in; always redirects (302).
+   *
+   * @remarks Public, for the identity provider's redirect only. On success the browser goes back to the page it
+   * started from with a one-time exchange code in the fragment (`#ssoCode=…`), to trade at `POST /sso/exchange`;
+   * on failure to `/login?error=<code>` (codes in docs/sso-login.md). A linking round trip returns to the profile
+   * page instead.
+   */
   @Get('callback')
   @Public(OWN_TX)
   async callback(@Query() query: CallbackQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
@@ -55,6 +78,12 @@ export class SsoLoginController {
     res.redirect(302, result.location);
   }
 
+  /**
+   * Trades the one-time code of an SSO sign-in for the token pair.
+   *
+   * @remarks Public. The code works once, within 2 minutes: else 400 `invalid_exchange_code`. 429 past 30 calls
+   * per minute per address.
+   */
   @Post('exchange')
   @HttpCode(200)
   @Public(OWN_TX)

@@ -12,7 +12,7 @@ import { SamlLoginService, StartedSamlAttempt } from './saml-login.service';
 
 // These routes open their own system-context transactions (refusals commit audit rows).
 const OWN_TX = { transaction: 'none' } as const;
-/** CONTRACT.md §3: 30 login starts per 5 minutes per client IP (the per-tenant limit is LoginStartRateGuard). */
+/** 30 login starts per 5 minutes per client address (docs/api-conventions.md); the per-tenant limit is LoginStartRateGuard. */
 const LOGIN_START_PER_IP = { default: { limit: 30, ttl: 5 * 60_000 } };
 
 @ApiTags('sso')
@@ -23,7 +23,12 @@ export class SamlController {
     private readonly acs: SamlAcsService,
   ) {}
 
-  /** SP metadata for the IdP administrator (spec 1.10); any provider status, SAML providers only. */
+  /**
+   * The service-provider metadata (XML) of a SAML provider, for the identity provider's administrator.
+   *
+   * @remarks Public; served whatever the provider's status, so the identity provider can be configured before the
+   * provider goes live. Cacheable for 5 minutes. 404 for an unknown id or an OIDC provider.
+   */
   @Get('metadata/:providerId')
   @Public(OWN_TX)
   @Header('Content-Type', 'application/samlmetadata+xml; charset=utf-8')
@@ -32,8 +37,15 @@ export class SamlController {
     return this.login.metadata(providerId);
   }
 
-  /** Declared before login/:orgId so that `partner` is never read as an organization id. */
-  @Get('login/partner/:partnerId')
+  /**
+   * Starts SAML sign-in for the partner's technicians: redirects (302) to the partner's identity provider.
+   *
+   * @remarks Public; a browser navigation, not an API call. Uses the partner's oldest active provider and sets the
+   * `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards. 404 when the partner has
+   * no active provider; 400 `sso_protocol_unsupported` for an OIDC provider; 429 past 30 starts per 5 minutes per
+   * address, or 10 per partner.
+   */
+  @Get('login/partner/:partnerId') // declared before login/:orgId, so `partner` is never read as an organization id
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
   @UseGuards(LoginStartRateGuard)
@@ -41,7 +53,15 @@ export class SamlController {
     this.sendToIdp(res, await this.login.start({ partnerId }, redirect));
   }
 
-  /** 302 to the IdP's SSO URL with a deflated AuthnRequest (HTTP-Redirect binding) and the state cookie. */
+  /**
+   * Starts SAML sign-in for an organization: redirects (302) to its identity provider with an AuthnRequest.
+   *
+   * @remarks Public; a browser navigation, not an API call. HTTP-Redirect binding, with the organization's oldest
+   * active provider; sets the `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards.
+   * 404 when the organization has no active provider; 400 `sso_protocol_unsupported` (with the OIDC `loginUrl`)
+   * for an OIDC provider; 400 `invalid_provider_configuration` when it cannot start a sign-in; 429 past 30 starts
+   * per 5 minutes per address, or 10 per organization.
+   */
   @Get('login/:orgId')
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
@@ -50,7 +70,14 @@ export class SamlController {
     this.sendToIdp(res, await this.login.start({ orgId }, redirect));
   }
 
-  /** HTTP-POST binding; always a 302, to `<path>#ssoCode=…` or to /login?error=<code>. */
+  /**
+   * The assertion consumer service: receives the identity provider's SAML response; always redirects (302).
+   *
+   * @remarks Public, for the identity provider's auto-submitted form (HTTP-POST binding, `SAMLResponse` and
+   * `RelayState`). On success the browser goes back to the page it started from with a one-time exchange code in
+   * the fragment (`#ssoCode=…`), to trade at `POST /sso/exchange`; on failure to `/login?error=<code>` (codes in
+   * docs/sso-login.md).
+   */
   @Post('acs')
   @Public(OWN_TX)
   async consume(@Body() form: AcsForm, @Req() req: Request, @Res() res: Response): Promise<void> {
