@@ -11,13 +11,24 @@ import { AgentCommandService } from './agent-command.service';
 export class AgentCommandController {
   constructor(private readonly commands: AgentCommandService) {}
 
-  /** Queued commands of the agent's device, oldest first; each is handed out once. */
+  /**
+   * Fetches the device's queued commands, oldest first; each is handed out once.
+   *
+   * @remarks The agent's token. At most 50 per call.
+   */
   @Get(':id/commands')
   @AgentAuth()
   fetch(@CurrentPrincipal() principal: Principal): Promise<AgentCommandListDto> {
     return this.commands.fetch(principal);
   }
 
+  /**
+   * Reports the outcome of a command: `completed` or `failed`.
+   *
+   * @remarks The agent's token. A failed actuation returns its request to `approved` while the window is open, so
+   * it can be actuated again. 404 for a command of another device; 409 `command_already_reported` for a second
+   * report.
+   */
   @Post(':id/commands/:commandId/result')
   @HttpCode(200)
   @AgentAuth()

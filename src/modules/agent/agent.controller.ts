@@ -19,7 +19,14 @@ export class AgentController {
     private readonly settings: AgentSettingsService,
   ) {}
 
-  /** pam.md 4.6: 201 with the recorded request, or 200 `{ id: null, status: "ignored" }` when an ignore rule matched. */
+  /**
+   * Reports an elevation prompt the agent observed; answers the decision.
+   *
+   * @remarks The agent's token. 201 with the recorded request and its status (`pending`, `auto_approved` or
+   * `denied`), or 200 `{ id: null, status: "ignored" }` when an ignore rule matched and nothing was recorded. The
+   * body is snake_case, at most 32 KB (413). 429 `rate_limited` past 10 reports per second per device (bursts of
+   * 20).
+   */
   @Post('elevation-requests')
   @AgentAuth()
   async elevationRequest(
@@ -32,7 +39,11 @@ export class AgentController {
     return result;
   }
 
-  /** CONTRACT §4: whether this device intercepts elevation prompts. */
+  /**
+   * The device's PAM settings: whether its agent should intercept elevation prompts.
+   *
+   * @remarks The agent's token.
+   */
   @Get('pam-settings')
   @AgentAuth()
   pamSettings(@CurrentPrincipal() principal: Principal): Promise<PamSettingsDto> {

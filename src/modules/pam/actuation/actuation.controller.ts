@@ -11,7 +11,15 @@ import { ActuationService } from './actuation.service';
 export class ActuationController {
   constructor(private readonly actuation: ActuationService) {}
 
-  /** Queues an actuate_elevation command for an approved request of this device (needs PAM_ACTUATOR_ENABLED). */
+  /**
+   * Actuates an approved elevation on this device: queues the command that releases it on the agent.
+   *
+   * @remarks Needs `devices:execute` and an MFA session, and the actuator switched on (`PAM_ACTUATOR_ENABLED`,
+   * else 403 `pam_actuator_disabled`). `timeoutMs` 1000–60000, default 8000. 400 `device_decommissioned` or
+   * `flow_not_actuatable` (AI tool actions); 404 for an unknown device or a request not of this device; 409
+   * `wrong_status` (with `currentStatus`) when the request is not approved, `race_lost` when another actuation
+   * claimed it first.
+   */
   @Post(':id/actuate-elevation')
   @Auth({ permission: 'devices:execute', mfa: true, siteScope: true })
   actuate(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: ActuateElevationDto): Promise<ActuationResultDto> {

@@ -10,14 +10,25 @@ import { FlowService } from './flow.service';
 export class FlowController {
   constructor(private readonly flows: FlowService) {}
 
-  /** Just-in-time admin on a device for the calling technician (flow tech_jit_admin). */
+  /**
+   * Asks for just-in-time admin rights on a device for the calling technician.
+   *
+   * @remarks Needs `devices:execute` and an MFA session; a person only. No PAM rule decides it: the organization
+   * default makes it pending, for another technician to approve, or denies it under `auto_deny`.
+   */
   @Post('jit-requests')
   @Auth({ permission: 'devices:execute', mfa: true, siteScope: true })
   requestJit(@CurrentPrincipal() principal: Principal, @Body() dto: CreateJitRequestDto): Promise<FlowRequestResultDto> {
     return this.flows.requestJit(principal, dto);
   }
 
-  /** An AI tool's action on a device (flow ai_tool_action), decided by tool-action rules and the organization default. */
+  /**
+   * Submits an AI tool's action on a device for a decision.
+   *
+   * @remarks Needs `devices:execute` (no MFA: the callers are automations and API keys). Decided by tool-action
+   * rules, then the organization default; the tool's risk tier comes from the registry built into this API
+   * version. The input is not stored, only its SHA-256 `actionDigest`.
+   */
   @Post('tool-actions')
   @Auth({ permission: 'devices:execute', siteScope: true })
   requestToolAction(@CurrentPrincipal() principal: Principal, @Body() dto: CreateToolActionDto): Promise<ToolActionResultDto> {

@@ -24,19 +24,38 @@ export class PamRuleController {
     private readonly preview: RulePreviewService,
   ) {}
 
+  /**
+   * Lists PAM rules in evaluation order.
+   *
+   * @remarks Needs `devices:read`. Rows carry `matchRiskTierStale` when a rule's pinned risk tier can no longer
+   * match its tool.
+   */
   @Get()
   @Auth({ permission: 'devices:read', siteScope: true })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListPamRulesQueryDto): Promise<PamRuleListDto> {
     return this.rules.list(principal, query);
   }
 
+  /**
+   * Creates a PAM rule.
+   *
+   * @remarks Needs `devices:write` and an MFA session. 400 `invalid_rule_shape` for a rule without identifying
+   * criteria or mixing executable and tool-action criteria; 400 `pam_rule_risk_tier_unreachable` (with
+   * `validTiers`) for a tier its tool cannot have.
+   */
   @Post()
   @Auth({ permission: 'devices:write', mfa: true, siteScope: true })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreatePamRuleDto): Promise<PamRuleResponseDto> {
     return this.rules.create(principal, dto);
   }
 
-  /** A pure per-rule match over the organization's history; needs devices:write but no MFA (spec 5). */
+  /**
+   * Previews a draft rule: how many recent requests it would have matched, with a sample.
+   *
+   * @remarks Needs `devices:write`, without MFA (nothing is saved). Matches the draft alone against the
+   * organization's history (`windowDays` 1–90, default 30), ignoring other rules and software policies;
+   * `truncated` when the history was longer than the scan limit.
+   */
   @Post('preview')
   @HttpCode(200)
   @Auth({ permission: 'devices:write', siteScope: true })
@@ -44,12 +63,22 @@ export class PamRuleController {
     return this.preview.preview(principal, dto);
   }
 
+  /**
+   * Changes a PAM rule; the merged rule is checked like a new one.
+   *
+   * @remarks Needs `devices:write` and an MFA session. Errors as for creation.
+   */
   @Patch(':id')
   @Auth({ permission: 'devices:write', mfa: true, siteScope: true })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdatePamRuleDto): Promise<PamRuleResponseDto> {
     return this.rules.update(principal, id, dto);
   }
 
+  /**
+   * Deletes a PAM rule.
+   *
+   * @remarks Needs `devices:write` and an MFA session.
+   */
   @Delete(':id')
   @Auth({ permission: 'devices:write', mfa: true, siteScope: true })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<PamSuccessDto> {

@@ -12,24 +12,46 @@ import { SignerGroupService } from './signer-group.service';
 export class SignerGroupController {
   constructor(private readonly groups: SignerGroupService) {}
 
+  /**
+   * Lists signer groups: named lists of code signers that PAM rules can match on.
+   *
+   * @remarks Needs `devices:read`.
+   */
   @Get()
   @Auth({ permission: 'devices:read' })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListSignerGroupsQueryDto): Promise<SignerGroupListDto> {
     return this.groups.list(principal, query);
   }
 
+  /**
+   * Creates a signer group.
+   *
+   * @remarks Needs `devices:write` and an MFA session. Up to 500 signers; entries are trimmed and de-duplicated
+   * ignoring case. 409 `name_taken` for a name the organization already uses.
+   */
   @Post()
   @Auth({ permission: 'devices:write', mfa: true })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateSignerGroupDto): Promise<SignerGroupResponseDto> {
     return this.groups.create(principal, dto);
   }
 
+  /**
+   * Changes a signer group's name, description or signers.
+   *
+   * @remarks Needs `devices:write` and an MFA session.
+   */
   @Patch(':id')
   @Auth({ permission: 'devices:write', mfa: true })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateSignerGroupDto): Promise<SignerGroupResponseDto> {
     return this.groups.update(principal, id, dto);
   }
 
+  /**
+   * Deletes a signer group that no rule uses.
+   *
+   * @remarks Needs `devices:write` and an MFA session. 409 `signer_group_in_use` (with `ruleCount`) while rules
+   * refer to it.
+   */
   @Delete(':id')
   @Auth({ permission: 'devices:write', mfa: true })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<PamSuccessDto> {
