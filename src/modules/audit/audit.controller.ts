@@ -9,6 +9,13 @@ import { AuditLogListDto, ListAuditLogsQueryDto } from './dto/audit.dto';
 export class AuditController {
   constructor(private readonly audit: AuditQueryService) {}
 
+  /**
+   * Searches the audit log, newest first, a page at a time.
+   *
+   * @remarks Needs `audit:read`. Filters: `action` (exact, or a prefix ending in `*` such as `sso.provider.*`),
+   * actor, the person behind an action (`actorUserId`, whichever credential they used), resource, organization and
+   * a time range.
+   */
   @Get()
   @Auth({ permission: 'audit:read' })
   list(@Query() query: ListAuditLogsQueryDto): Promise<AuditLogListDto> {

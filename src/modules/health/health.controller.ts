@@ -11,14 +11,22 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
   ) {}
 
-  /** Liveness: the process answers. */
+  /**
+   * Liveness: answers while the process runs.
+   *
+   * @remarks Public.
+   */
   @Get()
   @Public({ transaction: 'none' })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
-  /** Readiness: the database answers. */
+  /**
+   * Readiness: answers 200 while the database answers, an error otherwise.
+   *
+   * @remarks Public.
+   */
   @Get('ready')
   @Public({ transaction: 'none' })
   @HealthCheck()

@@ -15,9 +15,12 @@ export class ImportController {
   constructor(private readonly imports: ImportService) {}
 
   /**
-   * Starts an import (202): an interchange document (application/json up to 1 MB, or the same
-   * bytes as application/vnd.rmm-import+json up to 64 MB), or a CSV file (text/csv with
-   * type=contacts|custom-field-values). The job runs in the background; poll GET /imports/:id.
+   * Starts an import from another RMM; answers 202 with the job, which runs in the background.
+   *
+   * @remarks Needs `imports:write` and an MFA session. The body is an interchange document (`application/json` up
+   * to 1 MB, or the same bytes as `application/vnd.rmm-import+json` up to 64 MB) or a CSV file (`text/csv`, with
+   * `type=contacts` or `type=custom-field-values`). A document that does not validate is 400 with the path of each
+   * problem. Poll `GET /imports/{id}`.
    */
   @Post()
   @HttpCode(202)
@@ -31,25 +34,44 @@ export class ImportController {
     return this.imports.create(principal, query, { contentType: (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase(), body: req.body });
   }
 
+  /**
+   * Lists imports, newest first, a page at a time.
+   *
+   * @remarks Needs `imports:write`.
+   */
   @Get()
   @Auth({ permission: 'imports:write' })
   list(@Query() query: ListImportsQueryDto): Promise<ImportListDto> {
     return this.imports.list(query);
   }
 
-  /** Phase, counts, percent and the report (complete once status is completed or failed). */
+  /**
+   * Reads an import: phase, counts, percent, and its report once it has completed or failed.
+   *
+   * @remarks Needs `imports:write`.
+   */
   @Get(':id')
   @Auth({ permission: 'imports:write' })
   get(@UuidParam() id: string): Promise<ImportResponseDto> {
     return this.imports.get(id);
   }
 
+  /**
+   * Lists the uncertain matches an import held back (a contact that looks like an existing one).
+   *
+   * @remarks Needs `imports:write`.
+   */
   @Get(':id/matches')
   @Auth({ permission: 'imports:write' })
   matches(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ImportMatchListDto> {
     return this.imports.matches(principal, id);
   }
 
+  /**
+   * Resolves a held-back match: merge into the existing record, or create a new one.
+   *
+   * @remarks Needs `imports:write` and an MFA session. 409 `match_resolved` when it was already resolved.
+   */
   @Post(':id/matches/:matchId/acknowledge')
   @HttpCode(200)
   @Auth({ permission: 'imports:write', mfa: true })

@@ -12,12 +12,23 @@ import { DeviceCustomFieldValueResponseDto, DeviceCustomFieldValuesDto, SetCusto
 export class DeviceCustomFieldController {
   constructor(private readonly values: CustomFieldValueService) {}
 
+  /**
+   * Lists a device's custom-field values.
+   *
+   * @remarks Needs `custom-fields:read`.
+   */
   @Get()
   @Auth({ permission: 'custom-fields:read' })
   list(@CurrentPrincipal() principal: Principal, @UuidParam('deviceId') deviceId: string): Promise<DeviceCustomFieldValuesDto> {
     return this.values.list(principal, deviceId);
   }
 
+  /**
+   * Sets a device's value of one custom field.
+   *
+   * @remarks Needs `custom-fields:write`. The value is checked against the field's type and validation. 400
+   * `custom_field_not_applicable` when the field does not apply to the device's organization.
+   */
   @Put(':definitionId')
   @Auth({ permission: 'custom-fields:write' })
   set(
@@ -29,6 +40,11 @@ export class DeviceCustomFieldController {
     return this.values.set(principal, deviceId, definitionId, dto.value);
   }
 
+  /**
+   * Clears a device's value of one custom field.
+   *
+   * @remarks Needs `custom-fields:write`.
+   */
   @Delete(':definitionId')
   @Auth({ permission: 'custom-fields:write' })
   clear(@CurrentPrincipal() principal: Principal, @UuidParam('deviceId') deviceId: string, @UuidParam('definitionId') definitionId: string): Promise<SuccessDto> {

@@ -13,30 +13,56 @@ import { ScriptService } from './script.service';
 export class ScriptController {
   constructor(private readonly scripts: ScriptService) {}
 
+  /**
+   * Lists scripts without their bodies, a page at a time.
+   *
+   * @remarks Needs `scripts:read`. Filters: `orgId`, `availability`, `category`, `language`, `q`.
+   */
   @Get()
   @Auth({ permission: 'scripts:read' })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListScriptsQueryDto): Promise<ScriptListDto> {
     return this.scripts.list(principal, query);
   }
 
+  /**
+   * Reads one script with its body, parameters and exit-code severities.
+   *
+   * @remarks Needs `scripts:read`.
+   */
   @Get(':id')
   @Auth({ permission: 'scripts:read' })
   get(@UuidParam() id: string): Promise<ScriptResponseDto> {
     return this.scripts.get(id);
   }
 
+  /**
+   * Creates a script, for one organization or (`availability: partner`) every organization of the partner.
+   *
+   * @remarks Needs `scripts:write` and an MFA session: scripts run on devices, by default as SYSTEM. 409
+   * `name_taken` for a name its owner already uses.
+   */
   @Post()
   @Auth({ permission: 'scripts:write', mfa: true })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateScriptDto): Promise<ScriptResponseDto> {
     return this.scripts.create(principal, dto);
   }
 
+  /**
+   * Changes a script.
+   *
+   * @remarks Needs `scripts:write` and an MFA session.
+   */
   @Patch(':id')
   @Auth({ permission: 'scripts:write', mfa: true })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateScriptDto): Promise<ScriptResponseDto> {
     return this.scripts.update(principal, id, dto);
   }
 
+  /**
+   * Deletes a script.
+   *
+   * @remarks Needs `scripts:write` and an MFA session.
+   */
   @Delete(':id')
   @Auth({ permission: 'scripts:write', mfa: true })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
