@@ -105,7 +105,7 @@ async function baseline(ctx: BenchContext): Promise<Load> {
 }
 
 /**
- * Sustained agent ingest (pam.md 4.6) with 1,000 enabled rules in the organization, a software
+ * Sustained agent ingest (spec P4.6) with 1,000 enabled rules in the organization, a software
  * audit policy on the organization and an allowlist on one site, and two technicians with phones
  * (every pending request fans out to them), at 50 connections, against an instance of its own
  * (so that its memory can be read), compared with the bare insert baseline measured just before.

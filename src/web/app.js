@@ -1,7 +1,7 @@
 /*
  * The signed-in landing page (/app) and the profile page (/settings/profile): who the stored
  * session belongs to, sign-out, and on the profile page the outcome of linking an identity
- * provider account (?ssoLinked=1 or ?ssoLinkError=, CONTRACT.md §3).
+ * provider account (?ssoLinked=1 or ?ssoLinkError=, docs/sso-login.md).
  */
 (function () {
   'use strict';

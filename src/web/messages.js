@@ -1,6 +1,6 @@
 /*
  * Readable sentences for the codes the service sends back to the login pages: the ?error= of
- * an SSO callback (CONTRACT.md §3), the ?ssoLinkError= of self-service linking, and the API
+ * an SSO callback (docs/sso-login.md, "Redirect codes"), the ?ssoLinkError= of self-service linking, and the API
  * error codes of the password path. No code is ever shown raw; an unknown one gets a generic
  * sentence. Loaded by the pages, and by the unit tests through module.exports.
  */

@@ -219,7 +219,7 @@ describeInBrowser('sign-in in a real browser', () => {
     expect(await visibleText(page.locator('#who-mfa'))).toBe('Verified for this session');
     await shot(page, 'signed-in-password-desktop');
 
-    // where self-service linking sends the browser back (CONTRACT.md §3)
+    // where self-service linking sends the browser back (docs/sso-login.md)
     await page.goto(`${app.baseUrl}/settings/profile?ssoLinkError=email_mismatch`);
     expect(await visibleText(page.getByRole('alert'))).toBe('The identity provider account has a different email address from yours, so it was not linked.');
     expect(await visibleText(page.locator('#who-email'))).toBe(f.emails.adminA);

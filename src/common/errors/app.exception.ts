@@ -2,7 +2,7 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 
 /**
  * The one exception type modules throw. `code` is a stable snake_case machine code; `error` a
- * human sentence; `extra` fields sit beside them in the body (CONTRACT.md §1).
+ * human sentence; `extra` fields sit beside them in the body (docs/api-conventions.md).
  */
 export class AppException extends HttpException {
   constructor(

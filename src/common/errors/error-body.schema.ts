@@ -1,4 +1,4 @@
-/** OpenAPI schema of the one error body every route returns (CONTRACT.md §1). */
+/** OpenAPI schema of the one error body every route returns (docs/api-conventions.md). */
 export const ERROR_BODY_SCHEMA = {
   type: 'object',
   required: ['success', 'statusCode', 'code', 'error', 'requestId'],

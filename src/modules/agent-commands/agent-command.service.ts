@@ -13,7 +13,7 @@ export const COMMANDS_PER_FETCH = 50;
 const toDto = (c: CommandRow): AgentCommandDto => ({ id: c.id, type: c.type, payload: c.payload, createdAt: c.created_at.toISOString() });
 
 /**
- * The agent's side of device commands (CONTRACT.md §4). A failed actuation returns its request
+ * The agent's side of device commands (docs/pam-lifecycle.md, "Actuation and agent commands"). A failed actuation returns its request
  * to approved when the window is still open, so it can be actuated again; a completed one leaves
  * it actuating until its expiresAt.
  */

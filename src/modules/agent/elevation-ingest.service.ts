@@ -18,7 +18,7 @@ function executableName(path: string): string {
 }
 
 /**
- * Agent ingest of an observed elevation prompt (pam.md 4.6): the device comes from the agent
+ * Agent ingest of an observed elevation prompt (spec P4.6): the device comes from the agent
  * token, never from the body or a header; the decision chain runs on the server's clock; the
  * request row, its audit row, its `created` event and, when pending, the approval requests of
  * the eligible technicians are written in the request's one transaction. The audit row and the

@@ -22,7 +22,7 @@ const Messages = require('../../web/messages.js') as {
   apiError(code: unknown): string;
 };
 
-/** CONTRACT.md §3: the ?error= codes of the callback and the ?ssoLinkError= codes of linking. */
+/** The ?error= codes of the callback and the ?ssoLinkError= codes of linking (docs/sso-login.md, "Redirect codes"). */
 const CALLBACK_CODES = [
   'sso_error', 'invalid_callback', 'session_expired', 'sso_config_changed', 'sso_provider_inactive', 'sso_email_unverified',
   'sso_domain_unverified', 'domain_not_allowed', 'user_not_found', 'user_disabled', 'no_org_access', 'invite_required',

@@ -1,7 +1,7 @@
 import { AppException } from '../../common/errors/app.exception';
 import { CommonErrors } from '../../common/errors/common.errors';
 
-/** Error codes of the PAM control plane (CONTRACT.md §1 and §4). */
+/** Error codes of the PAM control plane (docs/api-conventions.md, docs/pam-rules.md, docs/pam-lifecycle.md). */
 export const PamErrors = {
   organizationNotFound: () => AppException.notFound('Organization not found'),
   ruleNotFound: () => AppException.notFound('PAM rule not found'),

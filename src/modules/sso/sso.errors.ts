@@ -1,7 +1,7 @@
 import { AppException } from '../../common/errors/app.exception';
 import { CommonErrors } from '../../common/errors/common.errors';
 
-/** Error codes of the SSO administration routes (CONTRACT.md §1 shape). */
+/** Error codes of the SSO administration routes (error body of docs/api-conventions.md). */
 export const SsoErrors = {
   providerNotFound: () => AppException.notFound('SSO provider not found'),
   organizationNotFound: () => AppException.notFound('Organization not found'),

@@ -15,7 +15,7 @@ function report(w: PamWorld, device: string, commandId: string, body: Record<str
   return request(w.t.baseUrl).post(`/api/v1/agents/${w.agentIds[device]}/commands/${commandId}/result`).set(bearer(token)).send(body);
 }
 
-describe('actuation and agent commands (spec 4.5, CONTRACT.md §4)', () => {
+describe('actuation and agent commands (spec P4.5)', () => {
   let w: PamWorld;
 
   beforeAll(async () => {

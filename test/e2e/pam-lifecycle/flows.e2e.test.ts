@@ -11,7 +11,7 @@ function toolAction(w: PamWorld, token: string, body: Record<string, unknown>) {
   return request(w.t.baseUrl).post('/api/v1/pam/tool-actions').set(bearer(token)).send(body);
 }
 
-describe('just-in-time admin and AI tool-action flows (CONTRACT.md §4)', () => {
+describe('just-in-time admin and AI tool-action flows', () => {
   let w: PamWorld;
 
   beforeAll(async () => {

@@ -40,7 +40,7 @@ async function outboxOf(elevationRequestId: string) {
   );
 }
 
-describe('mobile approvals (CONTRACT.md §4)', () => {
+describe('mobile approvals: phones, approval requests and decisions', () => {
   const receiver = new PushReceiver();
   let w: PamWorld;
   const phones: Record<string, string> = {};

@@ -22,7 +22,7 @@ describe('elevation request list and active list (GET /pam/elevation-requests, G
   });
   afterAll(() => w.t.close());
 
-  it('lists the organization\'s requests newest first with the derived fields of spec 2.1', async () => {
+  it('lists the organization\'s requests newest first with the derived fields of spec P2.1', async () => {
     const res = await list(w, w.plain.readerA).expect(200);
     expect(res.body.success).toBe(true);
     const ids = res.body.requests.map((x: { id: string }) => x.id);

@@ -2,7 +2,7 @@ import { ownerQuery } from '../../support/test-app';
 import { ElevationExpiryJob } from '../../../src/modules/pam/requests/elevation-expiry.job';
 import { ageRequest, auditOf, commandsOf, eventsOf, PamWorld, respond, revoke, seedRequest, startPamWorld, storedRequest } from './pam-lifecycle.kit';
 
-describe('respond and revoke (spec 3, 4.1, 7)', () => {
+describe('respond and revoke (spec P3, P4.1, P7)', () => {
   let w: PamWorld;
 
   beforeAll(async () => {

@@ -16,7 +16,7 @@ function callerFor(t: TestApp, bearer: string) {
   };
 }
 
-/** The error body of CONTRACT.md §1 with the expected status and code. */
+/** The error body of docs/api-conventions.md with the expected status and code. */
 export function expectError(res: Response, status: number, code: string): void {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
   expect(res.body).toEqual(expect.objectContaining({ success: false, statusCode: status, code, error: expect.any(String), requestId: expect.any(String) }));

@@ -14,7 +14,7 @@ describe('PAM rules API', () => {
   afterAll(() => w.close());
 
   describe('create', () => {
-    it('creates a rule with the defaults of spec 2.2, audits it and bumps the rules version', async () => {
+    it('creates a rule with the defaults of spec P2.2, audits it and bumps the rules version', async () => {
       const before = await rulesVersion(w.ids.orgA);
       const res = await w.as.adminA.post('/pam/rules', { name: 'Signed by Acme', verdict: 'auto_approve', matchSigner: 'Acme Corp' }).expect(201);
       expect(res.body).toEqual({ success: true, rule: expect.objectContaining({ id: expect.any(String), orgId: w.ids.orgA, name: 'Signed by Acme' }) });
@@ -34,7 +34,7 @@ describe('PAM rules API', () => {
       expect(audit).toEqual({ action: 'pam_rule.create', org_id: w.ids.orgA });
     });
 
-    it('stores every field of spec 2.2, trimmed, with the hash in lower case and the window zone explicit', async () => {
+    it('stores every field of spec P2.2, trimmed, with the hash in lower case and the window zone explicit', async () => {
       const res = await w.as.adminA
         .post('/pam/rules', {
           name: '  Installers at night  ',
@@ -141,7 +141,7 @@ describe('PAM rules API', () => {
     });
   });
 
-  describe('shape rules of spec 4.2 (CONTRACT §4 codes)', () => {
+  describe('shape rules of spec P4.2 and their error codes', () => {
     it.each([
       ['a rule without any criterion', { matchSigner: null }],
       ['a rule with only a time window', { matchSigner: null, timeWindow: { start: '09:00', end: '17:00' } }],
@@ -262,7 +262,7 @@ describe('PAM rules API', () => {
     });
   });
 
-  describe('permissions and MFA (spec 5)', () => {
+  describe('permissions and MFA (spec P5)', () => {
     it('lets devices:read list rules but not write them', async () => {
       await w.as.readerA.get('/pam/rules').expect(200);
       const res = await w.as.readerA.post('/pam/rules', body());

@@ -11,7 +11,7 @@ interface Collected {
 }
 
 /**
- * Risk-tier drift is surfaced at every start (spec 4.2, 6.3): rules pinned to a tier their
+ * Risk-tier drift is surfaced at every start (spec P4.2, P6.3): rules pinned to a tier their
  * tool no longer resolves to are reported through the error reporter, here a
  * Sentry-compatible collector on loopback.
  */

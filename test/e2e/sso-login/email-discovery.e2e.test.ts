@@ -4,7 +4,7 @@ import { OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { exchangeCodeOf, freshIp, insertProvider, opEndpoints, registerWithOp, roundTrip, verifyDomain, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
-/** Spec 1.5 and CONTRACT.md §3: POST /api/v1/auth/sso-discovery. */
+/** Spec 1.5 (docs/sso-login.md): POST /api/v1/auth/sso-discovery. */
 describe('SSO discovery by email', () => {
   let t: TestApp;
   let op: OidcOpHandle;

@@ -4,7 +4,7 @@ import { browserlessAuthorize, OidcOpHandle } from '../../support/idp/oidc-op';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { auditOf, bumpGeneration, callback, exchange, exchangeCodeOf, insertProvider, mintedThrough, opEndpoints, registerWithOp, roundTrip, BOOT_TIMEOUT_MS, startOp } from './sso-login.kit';
 
-/** Spec 1.8 and CONTRACT.md §3: a signed-in user links an IdP identity to their own account. */
+/** Spec 1.8 (docs/sso-login.md): a signed-in user links an IdP identity to their own account. */
 describe('self-service identity linking', () => {
   let t: TestApp;
   let op: OidcOpHandle;

@@ -153,7 +153,7 @@ describe('OIDC sign-in under attack', () => {
     });
   });
 
-  describe('rate limits of the login start (CONTRACT.md §3)', () => {
+  describe('rate limits of the login start: per address, and per address and tenant', () => {
     it('allows 10 starts per 5 minutes per client and organization, then answers 429 with Retry-After', async () => {
       const ip = freshIp();
       for (let i = 0; i < 10; i++) expect((await startLogin(t, loginPath(), ip)).status).toBe(302);

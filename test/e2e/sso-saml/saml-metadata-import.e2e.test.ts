@@ -9,7 +9,7 @@ import { lastRejection, samlRoundTrip } from './saml.kit';
 
 const pemCount = (certificate: string | null) => (certificate ?? '').match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
 
-/** Provider creation and update from IdP metadata (CONTRACT.md §3), and key rotation at sign-in. */
+/** Provider creation and update from IdP metadata (docs/sso-saml.md), and key rotation at sign-in. */
 describe('SAML providers from IdP metadata', () => {
   let t: TestApp;
   let idp: TestSamlIdp;

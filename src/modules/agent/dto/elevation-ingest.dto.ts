@@ -8,8 +8,8 @@ const lowerCase = ({ value }: { value: unknown }) => (typeof value === 'string' 
 const WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /**
- * The body an agent sends when it observes an elevation (consent) prompt (pam.md 4.6), in the
- * spec's snake_case. Required: who asked and what is to run (user, path, file hash); the rest
+ * The body an agent sends when it observes an elevation (consent) prompt (spec P4.6), in the
+ * snake_case agents send. Required: who asked and what is to run (user, path, file hash); the rest
  * is optional because an agent cannot always see it (an unsigned file has no signer). The
  * reason, the request time and the decision are the server's, never the agent's.
  */
@@ -52,6 +52,6 @@ export class ElevationIngestResultDto {
 }
 
 export class PamSettingsDto {
-  /** Whether the agent intercepts elevation prompts on this device (pam.md 2.5). */
+  /** Whether the agent intercepts elevation prompts on this device (spec P2.5). */
   uacInterceptionEnabled: boolean;
 }

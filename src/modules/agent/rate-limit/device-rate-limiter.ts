@@ -1,4 +1,4 @@
-/** CONTRACT §4: agent ingest, 10 requests per second per device with bursts of 20. */
+/** Agent ingest: 10 requests per second per device with bursts of 20 (docs/api-conventions.md, rate limits). */
 export const INGEST_RATE_PER_SECOND = 10;
 export const INGEST_BURST = 20;
 

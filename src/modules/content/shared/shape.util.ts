@@ -154,7 +154,7 @@ export function toJsonSchema(s: Shape): Record<string, unknown> {
   return base;
 }
 
-/** Details in the validation error body (CONTRACT §1) for a list of problems. */
+/** Details in the validation error body (docs/api-conventions.md) for a list of problems. */
 export function problemDetails(problems: Problem[], style: 'brackets' | 'dots'): { field: string; message: string }[] {
   return problems.map(([path, message]) => ({ field: formatPath(path, style), message }));
 }

@@ -19,7 +19,7 @@ export const DEFAULT_ACTUATION_TIMEOUT_MS = 8000;
 const ACTUATABLE_FLOWS: readonly FlowType[] = ['uac_intercept', 'tech_jit_admin'];
 
 /**
- * Device actuation (pam.md 4.5, CONTRACT.md §4): the single-use claim approved → actuating and
+ * Device actuation (spec P4.5, docs/pam-lifecycle.md): the single-use claim approved → actuating and
  * the actuate_elevation command are written in the request's one transaction, so of any number of
  * concurrent calls exactly one queues a command.
  */

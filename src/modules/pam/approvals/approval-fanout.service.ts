@@ -10,7 +10,7 @@ export interface FanOutRequest {
 }
 
 /**
- * Mobile approval fan-out (pam.md 1.4): when a request is recorded as pending, one approval
+ * Mobile approval fan-out (spec P1.4): when a request is recorded as pending, one approval
  * request per eligible technician and one push-outbox row per phone of each. Call it inside the
  * transaction that inserts the request, after the insert: the rows commit or roll back with it,
  * and nothing here waits on the network (the push worker delivers after commit).

@@ -28,7 +28,7 @@ function toDto(a: ApprovalRow): ApprovalDto {
 }
 
 /**
- * Mobile approvals (CONTRACT.md §4). A decision goes through the same compare-and-swap as the
+ * Mobile approvals (docs/pam-lifecycle.md). A decision goes through the same compare-and-swap as the
  * console's respond, on the elevation request first: of two approvers deciding at once, the
  * second finds the request no longer pending and nothing of theirs is written. Permission (the
  * route's devices:execute) and site access are those of the approver at decision time.

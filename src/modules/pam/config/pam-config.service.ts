@@ -8,7 +8,7 @@ import { PamConfigRepository } from './pam-config.repository';
 export const DEFAULT_APPROVAL_DURATION_MINUTES = 15;
 
 /**
- * The organization default (spec 2.4, 4.4). `settingsFor` is what the decision chain calls:
+ * The organization default (spec P2.4, P4.4). `settingsFor` is what the decision chain calls:
  * it answers for any organization the current transaction can see, with the defaults when
  * the organization never saved a configuration.
  */

@@ -10,7 +10,7 @@ import { compileSoftwarePolicy, type CompiledSoftwarePolicy } from './software-b
 const MAX_POLICIES = 10_000;
 
 /**
- * The decision chain (pam.md 1.3) for every flow: agent ingest, JIT requests and tool actions.
+ * The decision chain (spec P1.3) for every flow: agent ingest, JIT requests and tool actions.
  * Rules are read only for the flow types they govern; a JIT request gets the organization default.
  * Runs in the caller's transaction and writes nothing; the caller stores the outcome.
  *

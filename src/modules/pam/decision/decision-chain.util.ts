@@ -24,7 +24,7 @@ function errorMessage(e: unknown): string {
 }
 
 /**
- * The decision chain of pam.md 1.3: the software-policy bridge, then the PAM rules in
+ * The decision chain of spec P1.3: the software-policy bridge, then the PAM rules in
  * evaluation order, then the organization's default verdict. If either evaluator fails the
  * request is pending, whatever the default, so a broken rule or policy can never auto-approve
  * or silently deny.

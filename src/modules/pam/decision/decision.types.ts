@@ -2,7 +2,7 @@ import type { SoftwareEntry, SoftwareMode, SoftwareSettings } from '../../polici
 import type { AppliedPolicy } from '../../policies/resolution/policy-resolution.util';
 import type { PamVerdict } from '../rules/engine/rule.types';
 
-/** What the chain decided; `ignored` means no request row at all (pam.md 3, uac_intercept only). */
+/** What the chain decided; `ignored` means no request row at all (spec P3, uac_intercept only). */
 export type DecisionOutcome = 'pending' | 'auto_approved' | 'denied' | 'ignored';
 
 /**
@@ -48,7 +48,7 @@ export interface Decision {
   error: string | null;
 }
 
-/** pam_org_config, or its defaults when the organization has no row (pam.md 2.4). */
+/** pam_org_config, or its defaults when the organization has no row (spec P2.4). */
 export interface OrgPamDefaults {
   defaultUnmatchedVerdict: 'require_approval' | 'auto_deny';
   defaultApprovalDurationMinutes: number;

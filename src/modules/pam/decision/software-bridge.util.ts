@@ -4,7 +4,7 @@ import { asciiLower } from '../rules/engine/text.util';
 import type { AppliedSoftwarePolicy, DecisionPolicy, SoftwareEvidence } from './decision.types';
 
 /**
- * The software-policy bridge, the first link of the decision chain (pam.md 1.3): the software
+ * The software-policy bridge, the first link of the decision chain (spec P1.3): the software
  * lists of the configuration policies reaching a device, matched against the executable a
  * consent prompt is about.
  *
@@ -14,7 +14,7 @@ import type { AppliedSoftwarePolicy, DecisionPolicy, SoftwareEvidence } from './
  * the deciding kind, the closest one is reported.
  *
  * An entry matches when every criterion it sets holds: the file name (last path segment) and
- * the signer exactly, the SHA-256 exactly, the path by the rules' glob (CONTRACT §4), all
+ * the signer exactly, the SHA-256 exactly, the path by the rules' glob (docs/pam-rules.md, "Matching"), all
  * ignoring ASCII case. A criterion on a value the request lacks never holds.
  */
 

@@ -17,7 +17,7 @@ const AUDIT_ACTION = { pending: 'pam.elevation.request', auto_approved: 'pam.ele
 type Recorded = Omit<NewFlowRequest, 'status' | 'decisionSource' | 'matchedPolicyId' | 'matchedPolicyName' | 'pamRuleId' | 'pamRuleName'>;
 
 /**
- * The request flows a person or a tool starts (CONTRACT.md §4): just-in-time admin for the
+ * The request flows a person or a tool starts (docs/pam-lifecycle.md): just-in-time admin for the
  * calling technician and AI tool actions. Both go through the same decision chain as agent
  * ingest, on the server's clock, and are written like it: the request, its audit row, its
  * `created` event and, when pending, the mobile approval fan-out, in the request's transaction.

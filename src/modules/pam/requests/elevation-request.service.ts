@@ -25,7 +25,7 @@ export const DEFAULT_APPROVAL_MINUTES = 15;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
- * decisionSource of spec 2.1, derived from the stored columns: a person who approved or denied
+ * decisionSource of spec P2.1, derived from the stored columns: a person who approved or denied
  * makes it human; a request that was never decided (still pending, or expired while pending) has
  * none; otherwise the software policy or PAM rule that decided. A decision of the organization
  * default has no value in the spec's list and is shown as null.
@@ -81,7 +81,7 @@ function toEventDto(e: StoredPamEvent): ElevationEventDto {
   };
 }
 
-/** The request queue (spec 4.1): reads filtered to the caller's sites, writes outside them refused. */
+/** The request queue (spec P4.1): reads filtered to the caller's sites, writes outside them refused. */
 @Injectable()
 export class ElevationRequestService {
   constructor(

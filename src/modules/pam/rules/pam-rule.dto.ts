@@ -56,7 +56,7 @@ export class PamTimeWindowDto {
   @IsOptional() @IsRuleTimeZone() timezone?: string | null;
 }
 
-/** The matching criteria of a rule (spec 2.2), shared by rule writes and preview. */
+/** The matching criteria of a rule (spec P2.2), shared by rule writes and preview. */
 export class PamRuleCriteriaDto {
   /** Site the rule applies to; null or absent: the whole organization. */
   @IsOptional() @IsUUID() siteId?: string | null;

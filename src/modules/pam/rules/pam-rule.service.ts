@@ -20,7 +20,7 @@ import { PamRuleListCache } from './rule-list-cache.service';
 import { RulesVersionRepository } from './rules-version.repository';
 
 /**
- * PAM rules (spec 2.2, 4.2). Every write checks, in order: the caller reaches the rule's
+ * PAM rules (spec P2.2, P4.2). Every write checks, in order: the caller reaches the rule's
  * organization (else 404) and its site (else 403 site_access_denied; an organization-wide
  * rule is outside any site list), the shape rules of 4.2 on the complete rule (400), and
  * that the site and signer group belong to that organization (400). The write bumps the

@@ -24,7 +24,7 @@ interface Entry {
  * landing in between only costs a rebuild.
  * Concurrent lookups of one version share one build. A rule that cannot be compiled makes
  * `get` throw PamRuleCompileError and nothing is cached: the caller records the request as
- * pending (spec 1.3).
+ * pending (spec P1.3).
  */
 @Injectable()
 export class PamRuleSetCache {

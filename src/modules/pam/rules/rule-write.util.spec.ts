@@ -1,7 +1,7 @@
 import { mergeRuleWrite, newRuleWrite, ruleShapeError, storedWindow } from './rule-write.util';
 
 describe('newRuleWrite', () => {
-  it('applies the defaults of spec 2.2: priority 100, enabled, organization-wide, no approval override', () => {
+  it('applies the defaults of spec P2.2: priority 100, enabled, organization-wide, no approval override', () => {
     const rule = newRuleWrite({ name: 'r', verdict: 'auto_approve', matchSigner: 'Acme' });
     expect(rule).toMatchObject({ priority: 100, enabled: true, siteId: null, approvalDurationMinutes: null, timeWindow: null, matchNegate: null });
   });

@@ -54,12 +54,12 @@ export function mergeRuleWrite(base: PamRuleWrite, input: RuleInput): PamRuleWri
   return { ...normalised, timeWindow: merged.timeWindow };
 }
 
-/** A new rule: the defaults of spec 2.2 (priority 100, enabled) under the given fields. */
+/** A new rule: the defaults of spec P2.2 (priority 100, enabled) under the given fields. */
 export function newRuleWrite(input: RuleInput & Pick<PamRuleWrite, 'name' | 'verdict'>): PamRuleWrite {
   return mergeRuleWrite({ ...EMPTY, name: input.name, verdict: input.verdict }, input);
 }
 
-/** The shape checks of spec 4.2 with the error codes of CONTRACT §4; null when the rule is valid. */
+/** The shape checks of spec P4.2 with the error codes of docs/pam-rules.md; null when the rule is valid. */
 export function ruleShapeError(rule: PamRuleCriteria & { verdict: PamVerdict }): AppException | null {
   const result = validateRuleShape(rule);
   if (result.ok) return null;

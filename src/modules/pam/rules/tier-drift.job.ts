@@ -16,7 +16,7 @@ export interface TierDriftFinding {
 }
 
 /**
- * Risk-tier drift at start-up (spec 4.2, 6.3): the tier registry ships with the API, so a
+ * Risk-tier drift at start-up (spec P4.2, P6.3): the tier registry ships with the API, so a
  * new build can re-classify a tool and leave an enabled rule pinned to a tier that tool no
  * longer resolves to. Such a rule can never match (failure is safe: the request falls to
  * the organization default), but someone must fix it, so every start logs

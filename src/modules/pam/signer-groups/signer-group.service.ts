@@ -30,7 +30,7 @@ export function toSignerGroupDto(r: SignerGroupRow): SignerGroupDto {
 }
 
 /**
- * Signer groups (spec 2.3, 4.3). A group belongs to the whole organization, so reading it
+ * Signer groups (spec P2.3, P4.3). A group belongs to the whole organization, so reading it
  * needs only the organization; writing it needs every site of it, like an organization-wide
  * rule. Writes bump the rules version: rules that reference the group match differently.
  */

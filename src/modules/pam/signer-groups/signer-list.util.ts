@@ -4,7 +4,7 @@ export const MAX_SIGNERS = 500;
 export const MAX_SIGNER_LENGTH = 255;
 
 /**
- * The stored form of a signer list (spec 2.3): entries trimmed, blank ones dropped, and
+ * The stored form of a signer list (spec P2.3): entries trimmed, blank ones dropped, and
  * duplicates removed ignoring case, keeping the first spelling. Case is folded the way
  * the rule engine folds it (ASCII letters only), so two entries the engine would tell
  * apart are both kept.

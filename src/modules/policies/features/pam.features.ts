@@ -4,7 +4,7 @@ import type { PolicyFeature } from './policy-feature.types';
 export const SOFTWARE_MODES = ['allowlist', 'blocklist', 'audit'] as const;
 export type SoftwareMode = (typeof SOFTWARE_MODES)[number];
 
-/** One executable of a software policy; every field it sets must match (pam.md 1.3, the software-policy bridge). */
+/** One executable of a software policy; every field it sets must match (spec P1.3, the software-policy bridge). */
 export interface SoftwareEntry {
   name?: string;
   sha256?: string;
@@ -30,7 +30,7 @@ function entryRules(entry: SoftwareEntry, path: Path): Problem[] {
 }
 
 /**
- * Whether devices capture elevation prompts (pam.md 2.5). Resolved closest-wins through the
+ * Whether devices capture elevation prompts (spec P2.5). Resolved closest-wins through the
  * assignment hierarchy; true when no assigned policy sets it. It governs capture only, never
  * the rules, the request queue or the audit history.
  */

@@ -17,7 +17,7 @@ const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 export class PolicyResolutionService {
   constructor(private readonly repo: PolicyResolutionRepository) {}
 
-  /** pam.md 2.5: closest wins; true when no assigned policy sets it. */
+  /** Spec P2.5: closest wins; true when no assigned policy sets it. */
   async pamSettings(target: PolicyTarget): Promise<ResolvedPamSettings> {
     const applied = await this.repo.applied<PamSettings>(target, 'pam');
     return { uacInterceptionEnabled: resolveSetting(applied, 'uacInterceptionEnabled', isBoolean, true) };

@@ -1,6 +1,6 @@
 import type { TargetType } from '../policy.dto';
 
-/** Closest first (pam.md 2.5, sso-branding-tenancy 2.10.6): device, device group, site, organization, partner. */
+/** Closest first (spec P2.5 and 2.10.6): device, device group, site, organization, partner. */
 export const LEVELS_CLOSEST_FIRST: readonly TargetType[] = ['device', 'device_group', 'site', 'organization', 'partner'];
 
 /** Where a configuration policy reaches a device: one assignment, with the policy's settings of one feature. */

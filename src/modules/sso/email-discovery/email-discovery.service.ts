@@ -9,7 +9,7 @@ import { EmailDiscoveryRepository } from './email-discovery.repository';
 const NO_SSO: SsoDiscoveryResultDto = Object.freeze({ sso: null });
 
 /**
- * POST /api/v1/auth/sso-discovery (spec 1.5, CONTRACT.md §3). Keyed on the email's domain
+ * POST /api/v1/auth/sso-discovery (spec 1.5). Keyed on the email's domain
  * alone and never reads users, so an existing and a made-up address at one domain get the
  * same answer through the same queries. Positive only for a domain exactly one organization
  * verified by DNS, whose oldest active provider is OIDC, able to sign in, and enforcing SSO;

@@ -19,7 +19,7 @@ function refuse(code: LinkRejection['code'], reason: string): never {
 }
 
 /**
- * The end of a self-service linking round trip (spec 1.8, CONTRACT.md §3): the verified IdP
+ * The end of a self-service linking round trip (spec 1.8, docs/sso-login.md): the verified IdP
  * identity is attached to the account that started it, provided that account and its session
  * still exist, the IdP reports the same email, and no other account holds the identity.
  */

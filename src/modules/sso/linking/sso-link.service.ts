@@ -6,7 +6,7 @@ import { SsoLoginErrors } from '../login/sso-login.errors';
 import { ProviderOwner, SsoLoginRepository } from '../login/sso-login.repository';
 import type { LinkOptionsDto } from './sso-link.dto';
 
-/** The profile page the link round trip returns to (CONTRACT.md §3). */
+/** The profile page the link round trip returns to (docs/sso-login.md, "Redirect codes"). */
 export const LINK_RETURN_PATH = '/settings/profile';
 
 /**

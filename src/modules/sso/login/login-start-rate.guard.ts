@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerException, ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 
-/** CONTRACT.md §3: 10 login starts per 5 minutes per (client IP, organization or partner). */
+/** 10 login starts per 5 minutes per (client address, organization or partner) (docs/api-conventions.md). */
 export const LOGIN_START_PER_TENANT = { limit: 10, ttl: 5 * 60_000 } as const;
 
 /**

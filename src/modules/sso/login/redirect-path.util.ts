@@ -15,7 +15,7 @@ const PATH_ABSOLUTE = /^\/(?![/\\])/;
 
 /**
  * The post-login target a login start may carry (`?redirect=`), as a same-origin path
- * (CONTRACT.md §3), or `/`. The exchange code is appended to it as a fragment, so whatever
+ * (docs/sso-login.md), or `/`. The exchange code is appended to it as a fragment, so whatever
  * leaves the origin hands the sign-in to someone else: every SSO flow builds its final
  * Location through this one function.
  *

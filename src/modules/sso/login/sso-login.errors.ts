@@ -1,7 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import { AppException } from '../../../common/errors/app.exception';
 
-/** Callback failure codes, the `error` of `/login?error=<code>` (CONTRACT.md §3). */
+/** Callback failure codes, the `error` of `/login?error=<code>` (docs/sso-login.md, "Redirect codes"). */
 export type LoginErrorCode =
   | 'sso_error'
   | 'invalid_callback'
@@ -20,8 +20,8 @@ export type LoginErrorCode =
   | 'identity_in_use';
 
 /**
- * Self-linking failure codes, `/settings/profile?ssoLinkError=<code>` (CONTRACT.md §3), plus
- * sso_error for a failed round trip with the IdP, which the contract's list does not cover.
+ * Self-linking failure codes, `/settings/profile?ssoLinkError=<code>` (docs/sso-login.md), plus
+ * sso_error for a failed round trip with the IdP, which has no linking code of its own.
  */
 export type LinkErrorCode = 'email_mismatch' | 'identity_in_use' | 'user_gone' | 'session_invalid' | 'config_changed' | 'sso_error';
 

@@ -3,7 +3,7 @@ import { TenantTransaction } from '../../../infra/database/tenant-transaction.se
 import type { SsoCheckDto } from './sso-provider.dto';
 import { SsoProviderRepository } from './sso-provider.repository';
 
-/** Path of the login entry route for each protocol (CONTRACT.md §3). */
+/** Path of the login entry route for each protocol (docs/sso-admin.md). */
 export function loginPathFor(type: 'oidc' | 'saml', orgId: string): string {
   return type === 'oidc' ? `/api/v1/sso/login/${orgId}` : `/api/v1/sso/saml/login/${orgId}`;
 }

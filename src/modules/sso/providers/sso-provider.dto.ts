@@ -38,7 +38,7 @@ export class AttributeMappingDto implements AttributeMapping {
   @IsOptional() @IsString() @Length(1, 255) groups?: string;
 }
 
-/** Spec 2.1, plus the SAML fields of CONTRACT.md §3 and manual OIDC endpoints (spec 2.4). */
+/** Spec 2.1, plus the SAML fields (docs/sso-saml.md) and manual OIDC endpoints (spec 2.4). */
 export class CreateSsoProviderDto {
   /** `partner` creates a partner-wide provider (partner-scope sessions only). Default `organization`. */
   @IsOptional() @IsIn(['organization', 'partner']) ownerScope?: 'organization' | 'partner';
@@ -213,7 +213,7 @@ export class SsoCheckProviderDto {
   type: SsoProviderType;
 }
 
-/** CONTRACT.md §3: `{ ssoEnabled: false }` or the organization's oldest active provider. */
+/** `{ ssoEnabled: false }`, or the organization's oldest active provider (docs/sso-admin.md). */
 export class SsoCheckDto {
   ssoEnabled: boolean;
   provider?: SsoCheckProviderDto;

@@ -538,7 +538,7 @@ export class SsoProviderService {
   }
 
   /**
-   * CONTRACT.md §3: IdP metadata (a document, or a URL fetched now) fills entityId, ssoUrl and
+   * IdP metadata (docs/sso-saml.md): (a document, or a URL fetched now) fills entityId, ssoUrl and
    * every signing certificate; fields the request gives explicitly win. Makes network calls.
    */
   private async importedSamlFields(dto: Pick<CreateSsoProviderDto, 'idpMetadataXml' | 'idpMetadataUrl' | 'entityId' | 'ssoUrl' | 'certificate'>): Promise<Partial<SsoProviderConfig>> {

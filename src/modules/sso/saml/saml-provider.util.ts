@@ -1,6 +1,6 @@
 import { NAMEID_FORMAT_EMAIL } from './xml/saml-xml.util';
 
-/** The SAML columns of sso_providers (spec 2.4 and CONTRACT.md §3). */
+/** The SAML columns of sso_providers (spec 2.4, docs/sso-saml.md). */
 export interface SamlProviderColumns {
   entity_id: string | null;
   sso_url: string | null;

@@ -1,6 +1,6 @@
 import { AppException } from '../../../common/errors/app.exception';
 
-/** Errors of the SAML routes that answer with JSON (CONTRACT.md §1); the ACS only redirects. */
+/** Errors of the SAML routes that answer with JSON (the error body of docs/api-conventions.md); the ACS only redirects. */
 export const SamlErrors = {
   providerNotFound: () => AppException.notFound('SAML provider not found'),
   oidcProvider: (loginUrl: string) =>

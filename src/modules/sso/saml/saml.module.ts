@@ -9,7 +9,7 @@ import { SamlController } from './saml.controller';
 import { SamlRepository } from './saml.repository';
 
 /**
- * SAML 2.0 service provider (spec 1.10, CONTRACT.md §3): SP metadata, SP-initiated login
+ * SAML 2.0 service provider (spec 1.10, docs/sso-saml.md): SP metadata, SP-initiated login
  * over HTTP-Redirect and the HTTP-POST assertion consumer. Sign-ins end through the OIDC
  * module's login sessions, account resolution, exchange codes and audit.
  */

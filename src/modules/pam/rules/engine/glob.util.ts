@@ -1,7 +1,7 @@
 import { asciiLower, intern } from './text.util';
 
 /**
- * Path globs for `matchPathGlob` and `matchParentImage` (CONTRACT §4).
+ * Path globs for `matchPathGlob` and `matchParentImage` (docs/pam-rules.md, "Matching").
  *
  * Semantics, for a glob G and a value V:
  * - Both are normalised the same way: every `\` becomes `/`, and A-Z fold to a-z

@@ -3,7 +3,7 @@ import { asciiLower } from './text.util';
 /**
  * The tools an AI helper can call on a device and the risk tier each call resolves to.
  * The tier of an ai_tool_action request comes from here, never from the caller
- * (CONTRACT §4), and rules pin tiers by exact equality, so changing an entry can leave
+ * (docs/pam-rules.md), and rules pin tiers by exact equality, so changing an entry can leave
  * stored rules unable to match: `findTierDrift` reports them at start-up and in lists.
  *
  * Tiers:
@@ -155,7 +155,7 @@ export interface TierDriftFinding<R> {
   readonly validTiers: number[];
 }
 
-/** Enabled rules pinned to a tier their tool selector cannot resolve to (spec 4.2, drift). */
+/** Enabled rules pinned to a tier their tool selector cannot resolve to (spec P4.2, drift). */
 export function findTierDrift<R extends TierDriftCandidate>(rules: readonly R[]): TierDriftFinding<R>[] {
   const findings: TierDriftFinding<R>[] = [];
   for (const rule of rules) {

@@ -188,7 +188,7 @@ describe('matchesRule', () => {
       ['command line', { matchCommandLine: 'x', matchNegate: ['commandLine'] }, { commandLine: null }],
       ['user', { matchUser: 'CORP\\bob', matchNegate: ['user'] }, { user: '' }],
       ['directory group', { matchAdGroup: 'Admins', matchNegate: ['adGroup'] }, { adGroups: [] }],
-    ])('never turns a missing %s into a match (spec 4.2 rule 4)', (_label, criteria, missing) => {
+    ])('never turns a missing %s into a match (spec P4.2 rule 4)', (_label, criteria, missing) => {
       expect(matches(rule(criteria), observe(missing))).toBe(false);
     });
 

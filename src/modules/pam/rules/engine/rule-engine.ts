@@ -20,7 +20,7 @@ import { asciiLower, intern } from './text.util';
  * directory group against any of the observation's groups; the signer group by
  * membership of the signer; the risk tier by equality; path and parent image by glob.
  * `matchNegate` inverts a criterion, but a criterion on a value the observation lacks
- * never holds, negated or not (spec 4.2 rule 4). A rule with a site applies to that
+ * never holds, negated or not (spec P4.2 rule 4). A rule with a site applies to that
  * site only. The time window is read at the server's decision time.
  *
  * Flow types: every rule governs the one flow type its shape implies (`ruleFlowType`):

@@ -156,7 +156,7 @@ function shapeProblems(rule: PamRuleCriteria & { verdict: PamVerdict }): string[
 }
 
 /**
- * The rule-shape checks of spec 4.2, on normalised criteria (`normaliseCriteria`).
+ * The rule-shape checks of spec P4.2, on normalised criteria (`normaliseCriteria`).
  * Rules 1–5 and malformed values give `invalid_rule_shape` with every problem in the
  * message; an unreachable tier (rule 6) is checked only on an otherwise valid rule.
  */

@@ -20,7 +20,7 @@ export type FlowType = (typeof FLOW_TYPES)[number];
 export const RULE_FLOW_TYPES = ['uac_intercept', 'ai_tool_action'] as const satisfies readonly FlowType[];
 export type RuleFlowType = (typeof RULE_FLOW_TYPES)[number];
 
-/** The keys accepted in `matchNegate` (spec 2.2), each naming one criterion. */
+/** The keys accepted in `matchNegate` (spec P2.2), each naming one criterion. */
 export const NEGATABLE_KEYS = [
   'signer',
   'signerGroup',
@@ -60,7 +60,7 @@ export const CRITERION_OF_NEGATABLE_KEY: Readonly<Record<NegatableKey, Criterion
   riskTier: 'matchRiskTier',
 };
 
-/** Criteria that make a rule executable-shaped (spec 4.2 rule 2). */
+/** Criteria that make a rule executable-shaped (spec P4.2 rule 2). */
 export const EXECUTABLE_CRITERIA: readonly CriterionField[] = [
   'matchSigner',
   'matchSignerGroupId',
@@ -70,7 +70,7 @@ export const EXECUTABLE_CRITERIA: readonly CriterionField[] = [
   'matchCommandLine',
 ];
 
-/** Criteria that make a rule tool-action-shaped (spec 4.2 rule 2). */
+/** Criteria that make a rule tool-action-shaped (spec P4.2 rule 2). */
 export const TOOL_ACTION_CRITERIA: readonly CriterionField[] = ['matchToolName', 'matchRiskTier'];
 
 /** Criteria that fit either shape. */
@@ -116,7 +116,7 @@ export interface PamRuleDefinition extends PamRuleCriteria {
 /**
  * What the decision chain knows about one elevation request. A value that is null,
  * undefined or the empty string is missing, and a criterion on a missing value never
- * matches, negated or not (spec 4.2 rule 4).
+ * matches, negated or not (spec P4.2 rule 4).
  */
 export interface Observation {
   flowType: FlowType;
@@ -130,6 +130,6 @@ export interface Observation {
   adGroups?: readonly string[] | null;
   toolName?: string | null;
   riskTier?: number | null;
-  /** The server's decision time, never the agent's clock (CONTRACT §4). */
+  /** The server's decision time, never the agent's clock (docs/pam-rules.md, "Matching"). */
   at: Date;
 }

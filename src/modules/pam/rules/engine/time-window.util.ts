@@ -1,7 +1,7 @@
 import type { PamTimeWindow } from './rule.types';
 
 /**
- * Rule time windows (CONTRACT §4): `start` and `end` are `HH:MM` wall-clock times in
+ * Rule time windows (docs/pam-rules.md, "Matching"): `start` and `end` are `HH:MM` wall-clock times in
  * `timezone` (default UTC), both inclusive at minute resolution, so 09:00–17:00 covers
  * 09:00:00 through 17:00:59. `start == end` is that one minute. `start > end` is an
  * overnight window whose after-midnight part belongs to the day it started on:

@@ -28,7 +28,7 @@ import { RulePreviewRepository, type PartialBucket, type ScanScope } from './rul
 export const DEFAULT_PREVIEW_WINDOW_DAYS = 30;
 
 /**
- * Rule preview (spec 4.2): how many of the organization's recent requests a draft rule
+ * Rule preview (spec P4.2): how many of the organization's recent requests a draft rule
  * would match on its own, ignoring priority and the software-policy bridge. The match runs
  * in PostgreSQL (the engine's SQL twin, proven equal to the in-memory matcher by
  * test/integration/pam/preview-agreement.test.ts); see preview-plan.util.ts for how the

@@ -19,7 +19,7 @@ export class IdpMetadataImportError extends Error {
 }
 
 /**
- * Reads an IdP's SAML metadata (CONTRACT.md §3 idpMetadataXml / idpMetadataUrl) into its
+ * Reads an IdP's SAML metadata (`idpMetadataXml` / `idpMetadataUrl`, docs/sso-saml.md) into its
  * entity id, HTTP-Redirect SSO URL and every signing certificate. A URL is fetched with the
  * safe client under the OIDC discovery rules (https, public addresses only, no redirects,
  * bounded size and time), so call it with no transaction open.
