@@ -52,6 +52,9 @@ export class ElevationIngestResultDto {
 }
 
 export class PamSettingsDto {
-  /** Whether the agent intercepts elevation prompts on this device (spec P2.5). */
+  /**
+   * Whether the agent intercepts elevation prompts on this device: the `pam` feature of
+   * configuration policies, the closest assigned policy first; true when none sets it.
+   */
   uacInterceptionEnabled: boolean;
 }
