@@ -74,7 +74,7 @@ describe('accent colour contrast', () => {
 });
 
 describe('sentences for redirect codes', () => {
-  it('has its own readable sentence for every callback error code of the contract', () => {
+  it('has its own readable sentence for every callback error code the service sends', () => {
     for (const code of CALLBACK_CODES) {
       const sentence = Messages.callbackError(code);
       expect(sentence).not.toBe(Messages.GENERIC);

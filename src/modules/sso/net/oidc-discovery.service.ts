@@ -10,7 +10,7 @@ export interface DiscoveredOidcEndpoints {
   jwksUrl: string;
 }
 
-/** Column size of the issuer and endpoint URLs (spec §8). */
+/** Column size of the issuer and endpoint URLs (spec 8). */
 export const MAX_OIDC_URL_LENGTH = 500;
 
 const ENDPOINTS: readonly OidcEndpointName[] = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri'];
