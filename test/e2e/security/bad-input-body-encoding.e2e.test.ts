@@ -89,6 +89,16 @@ describe('attack: bodies that do not decode', () => {
     expect(row.n).toBe(3);
   });
 
+  it('answers 400 to an unpaired surrogate (text that is not Unicode), which a validator used to throw on (500)', async () => {
+    const notUnicode = { ...error(400, 'validation_failed'), details: [{ field: 'body', message: expect.stringContaining('Unicode') }] };
+    const login = await post('/api/v1/auth/login', { 'content-type': 'application/json' }, '{"email":"\\ud800@example.com","password":"x"}');
+    expect(login).toEqual({ status: 400, body: notUnicode });
+    const contact = await post('/api/v1/contacts', { authorization: admin, 'content-type': 'application/json' }, `{"orgId":"${orgA}","name":"x","email":"a\\udc00@b.example"}`);
+    expect(contact).toEqual({ status: 400, body: notUnicode });
+    const key = await createSite({ 'content-type': 'application/json' }, `{"orgId":"${orgA}","name":"Surrogate key","\\ud83d":1}`);
+    expect(key).toEqual({ status: 400, body: notUnicode });
+  });
+
   it('answers /health afterwards', async () => {
     await request(t.http).get('/api/v1/health').expect(200, { status: 'ok' });
   });
