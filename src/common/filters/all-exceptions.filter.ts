@@ -98,7 +98,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       res.setHeader('Retry-After', String(retry));
     }
     if (res.headersSent) return;
-    res.status(body.statusCode).json(body);
+    // JSON whatever the handler had set before it failed (e.g. the SAML metadata's XML type).
+    res.status(body.statusCode).type('application/json').json(body);
   }
 
   private toBody(exception: unknown, requestId: string, req: Request): ErrorBody {
