@@ -28,9 +28,10 @@ export class AuditQueryService {
     const limit = q.limit ?? 50;
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const [count] = await this.db.rows<{ total: string }>(`SELECT count(*) AS total FROM audit_logs ${filter}`, params);
+    // Bound, never spliced: a page of 1e308 is an offset of Infinity, which PostgreSQL refuses as a value (400).
     const rows = await this.db.rows<Record<string, unknown>>(
-      `SELECT * FROM audit_logs ${filter} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
-      params,
+      `SELECT * FROM audit_logs ${filter} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, (page - 1) * limit],
     );
     return { success: true, auditLogs: rows.map(toDto), pagination: { page, limit, total: Number(count.total) } };
   }

@@ -49,6 +49,12 @@ describe('attack: input PostgreSQL refuses, inside a scope switch', () => {
     expect(res.body).toMatchObject({ success: true, totalMatched: 0 });
   });
 
+  it('answers a page number whose offset is not a number PostgreSQL can read with 400, not 500 (the audit log spliced it into SQL)', async () => {
+    const res = await request(t.http).get('/api/v1/audit-logs?page=1e308').set('Authorization', admin);
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: invalidInput });
+    await request(t.http).get('/api/v1/audit-logs?page=2').set('Authorization', admin).expect(200);
+  });
+
   it('answers /health afterwards', async () => {
     await request(t.http).get('/api/v1/health').expect(200, { status: 'ok' });
   });
