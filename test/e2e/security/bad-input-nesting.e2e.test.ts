@@ -116,6 +116,20 @@ describe('attack: deeply nested JSON bodies', () => {
       expect(res.body).toEqual(expect.objectContaining({ code: 'validation_failed', details: [{ field: 'body', message: expect.stringMatching(/members/) }] }));
     });
 
+    it('refuses arrays where a list of objects belongs (a contact phone, a script parameter) instead of crashing on them', async () => {
+      for (const [path, body] of [
+        ['/api/v1/contacts', { name: 'Nested phones', phones: '__NESTED__' }],
+        ['/api/v1/scripts', { name: 'Nested parameters', language: 'powershell', body: 'Write-Output 1', parameters: '__NESTED__' }],
+      ] as const) {
+        for (const nested of ['[[]]', arrays(MAX_DEPTH - 1)]) {
+          const res = await post(path, JSON.stringify(body).replace('"__NESTED__"', nested), k.admin.adminA);
+          const field = Object.keys(body).find((f) => body[f as keyof typeof body] === '__NESTED__')!;
+          const fields = (res.body.details ?? []).map((d: { field: string }) => d.field.split('.')[0]);
+          expect({ path, status: res.status, code: res.body.code, field: fields.includes(field) }).toEqual({ path, status: 400, code: 'validation_failed', field: true });
+        }
+      }
+    });
+
     it('refuses a deep structure in a free-form field (policy features) at one over the cap', async () => {
       const res = await post('/api/v1/policies', withField({ name: 'Deep', type: 'patch', orgId: k.ids.orgA }, 'features', objects(MAX_DEPTH)), k.admin.adminA);
       expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: tooDeep });

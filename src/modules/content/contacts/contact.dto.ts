@@ -1,6 +1,6 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUUID, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsObject, IsOptional, IsString, IsUUID, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
 import { CONTACT_LIMITS, PHONE_TYPES, PhoneType } from './contact-fields.util';
 
@@ -17,7 +17,7 @@ export class CreateContactDto {
   @IsOptional() @IsUUID() siteId?: string | null;
   @IsString() @Length(1, CONTACT_LIMITS.name) name: string;
   @IsOptional() @IsEmail() @MaxLength(CONTACT_LIMITS.email) email?: string | null;
-  @IsOptional() @IsArray() @ArrayMaxSize(CONTACT_LIMITS.phones) @ValidateNested({ each: true }) @Type(() => ContactPhoneDto) phones?: ContactPhoneDto[];
+  @IsOptional() @IsArray() @ArrayMaxSize(CONTACT_LIMITS.phones) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ContactPhoneDto) phones?: ContactPhoneDto[];
   @IsOptional() @IsString() @MaxLength(CONTACT_LIMITS.title) title?: string | null;
   @IsOptional() @IsString() @MaxLength(CONTACT_LIMITS.notes) notes?: string | null;
   /** The contact's id in another system; unique within the organization. */

@@ -1,6 +1,6 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
 import type { OwnerScope } from '../shared/ownership.util';
 import { PARAMETER_TYPES, ParameterType, RUN_AS, RunAs, SCRIPT_LANGUAGES, SCRIPT_LIMITS, ScriptLanguage, SEVERITIES, Severity } from './script-shape.util';
@@ -38,9 +38,9 @@ export class CreateScriptDto {
   @IsOptional() @IsIn(RUN_AS) runAs?: RunAs;
   /** 1 to 86,400 seconds, default 300. */
   @IsOptional() @IsInt() @Min(1) @Max(86_400) timeoutSeconds?: number;
-  @IsOptional() @IsArray() @ArrayMaxSize(SCRIPT_LIMITS.parameters) @ValidateNested({ each: true }) @Type(() => ScriptParameterDto) parameters?: ScriptParameterDto[];
+  @IsOptional() @IsArray() @ArrayMaxSize(SCRIPT_LIMITS.parameters) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ScriptParameterDto) parameters?: ScriptParameterDto[];
   /** Unmapped codes: 0 is success, anything else error. Up to 100 entries. */
-  @IsOptional() @IsArray() @ArrayMaxSize(SCRIPT_LIMITS.mappings) @ValidateNested({ each: true }) @Type(() => ExitCodeSeverityDto) exitCodeSeverityMapping?: ExitCodeSeverityDto[];
+  @IsOptional() @IsArray() @ArrayMaxSize(SCRIPT_LIMITS.mappings) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ExitCodeSeverityDto) exitCodeSeverityMapping?: ExitCodeSeverityDto[];
 }
 
 export class UpdateScriptDto extends PartialType(OmitType(CreateScriptDto, ['availability', 'orgId'] as const)) {}
