@@ -1,6 +1,6 @@
 import { prepared } from './db.service';
 
-/** The row-level-security settings of one transaction (ARCHITECTURE.md: tenancy and RLS). */
+/** The row-level-security settings of one transaction (docs/architecture.md: request path and row-level security). */
 export interface TenantScope {
   scope: 'organization' | 'partner' | 'system' | null;
   orgIds: readonly string[];

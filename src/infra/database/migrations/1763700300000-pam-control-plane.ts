@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * PAM control plane (pam.md 2.2–2.4) and the elevation-request table the request lifecycle
+ * PAM control plane (spec P2.2–P2.4, docs/requirements.md) and the elevation-request table the request lifecycle
  * builds on (2.1). Conventions as in the foundation: org_id leads every key and index,
  * in-tenant foreign keys are composite, RLS is forced.
  *

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Tenancy content (spec sso-branding-tenancy 1.6 and 2.10): contacts, custom fields, scripts,
+ * Tenancy content (spec 1.6 and 2.10, docs/requirements.md): contacts, custom fields, scripts,
  * configuration and patch policies with their assignments, and dynamic device groups.
  *
  * Partner-wide rows (custom fields, scripts, policies owned by the partner) apply to every

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Imports from another RMM (spec sso-branding-tenancy 2.10): the import job rows (state lives
+ * Imports from another RMM (spec 2.10, docs/requirements.md): the import job rows (state lives
  * here, so any instance can resume or fail a job another started), the links from source ids
  * to local rows that make re-imports idempotent, and the fuzzy contact matches held back until
  * someone acknowledges them.

@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Agent ingest of elevation requests (pam.md 4.6).
+ * Agent ingest of elevation requests (spec P4.6, docs/requirements.md).
  *
- * - agent_rate_buckets: the per-device token bucket (CONTRACT §4: 10 per second, bursts of 20)
+ * - agent_rate_buckets: the per-device token bucket (10 per second, bursts of 20: docs/api-conventions.md)
  *   when no Redis is configured, one row per device updated by a single upsert, so every
  *   instance shares it. Half-empty pages (fillfactor 50) keep the constant rewrites HOT.
  * - elevation_requests.software_evidence: what audit-mode software policies observed about the

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * PAM request lifecycle (pam.md section 3, CONTRACT.md §4): the transition log, agent commands,
+ * PAM request lifecycle (spec P3, docs/pam-lifecycle.md): the transition log, agent commands,
  * technicians' phones, mobile approval requests and the push outbox.
  *
  * - elevation_requests gains the names of the people who decided or revoked it, copied at

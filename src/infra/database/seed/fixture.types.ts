@@ -1,4 +1,4 @@
-/** The fixture format of CONTRACT.md §5. Every id is optional; keys are local names for references. */
+/** The fixture format (docs/seed-format.md). Every id is optional; keys are local names for references. */
 export interface Fixture {
   partners?: { key: string; id?: string; name: string; status?: 'active' | 'suspended' }[];
   organizations?: { key: string; id?: string; partner: string; name: string; status?: 'active' | 'suspended' }[];
