@@ -11,20 +11,33 @@ import { ApiKeyService } from './api-key.service';
 export class ApiKeyController {
   constructor(private readonly keys: ApiKeyService) {}
 
-  /** Key metadata only: never the secret or its hash. */
+  /**
+   * Lists the API keys of the caller's organizations and partner: metadata only, never the secret.
+   *
+   * @remarks Needs `organizations:write`. Partner-wide keys are listed only to technicians who reach every organization of the partner.
+   */
   @Get()
   @Auth({ permission: 'organizations:write' })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListApiKeysQueryDto): Promise<ApiKeyListDto> {
     return this.keys.list(principal, query);
   }
 
-  /** Returns the secret `sk_…` once. */
+  /**
+   * Creates an API key bound to one organization (or partner-wide) and returns its secret `sk_…` once.
+   *
+   * @remarks A signed-in person with MFA and `organizations:write`; the key acts for that person, carries at most their permissions and stops working when they lose them or are disabled. `mfaSatisfied: true` lets the key pass MFA-gated routes. Errors: 403 `privilege_escalation` (permissions beyond the caller's, or a partner-wide key from a technician limited to selected organizations), 403 `site_access_denied` (site-restricted caller).
+   */
   @Post()
   @Auth({ permission: 'organizations:write', mfa: true })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateApiKeyDto): Promise<ApiKeyCreatedDto> {
     return this.keys.create(principal, dto);
   }
 
+  /**
+   * Revokes an API key at once; revoking it again changes nothing.
+   *
+   * @remarks Needs `organizations:write` and MFA. A key of another tenant, or a partner-wide key seen by a technician limited to selected organizations, answers 404.
+   */
   @Delete(':id')
   @Auth({ permission: 'organizations:write', mfa: true })
   revoke(@UuidParam() id: string): Promise<ApiKeyResponseDto> {
