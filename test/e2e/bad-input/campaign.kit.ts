@@ -257,6 +257,17 @@ export function wholeBodies(baseline: Record<string, Value>): [string, string | 
   return out;
 }
 
+/** Text bodies for the other media types an operation documents (CSV and the like). */
+export const OTHER_BODIES: [string, string | Buffer][] = [
+  ['CSV with NUL and control characters', 'name,email\r\na\u0000b,\u0007@x.example\r\n'],
+  ['CSV with invalid UTF-8', Buffer.concat([Buffer.from('name,email\r\n'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(',a@b.example\r\n')])],
+  ['CSV with an unterminated quote', 'name,email\r\n"abc,def\r\n'],
+  ['CSV with 10,000 columns', `${Array.from({ length: 10_000 }, (_, i) => `c${i}`).join(',')}\r\n`],
+  ['CSV with a formula', 'name,email\r\n=HYPERLINK("http://x"),a@b.example\r\n'],
+  ['objects nested 100,000 deep', deepObjects(100_000).text],
+  ['a policy nested 5,000 deep', `{"format":"rmm-interchange","version":1,"account":{"externalId":"a","name":"A"},"customers":[],"policies":[{"externalId":"p","name":"P","type":"patch","features":${deepObjects(5000).text}}]}`],
+];
+
 /** Content types and encodings the JSON routes must refuse with a 4xx. */
 export const WRONG_TYPES: [string, Record<string, string>, string][] = [
   ['text/plain', { 'content-type': 'text/plain' }, '{"a":1}'],

@@ -5,6 +5,7 @@ import {
   fieldValues,
   HTTP_METHODS,
   LEAK,
+  OTHER_BODIES,
   PATH_VALUES,
   queryValues,
   resolve,
@@ -181,6 +182,10 @@ describe('bad-input campaign over the served OpenAPI document', () => {
     if (hasBody) {
       for (const [label, b] of wholeBodies(baseBody)) add(`body: ${label}`, kind(), url(), b);
       for (const [label, headers, b] of WRONG_TYPES) add(`content: ${label}`, kind(), url(), b, headers);
+    }
+    // The other media types an operation documents (an import document as bytes, a CSV file) get the same bodies.
+    for (const type of Object.keys(op.requestBody?.content ?? {}).filter((c) => c !== 'application/json')) {
+      for (const [label, b] of [...wholeBodies(baseBody), ...OTHER_BODIES]) add(`${type}: ${label}`, kind(), url(), b, { 'content-type': type });
     }
     for (const n of pathNames) for (const [label, value] of PATH_VALUES) add(`path ${n}: ${label}`, kind(), url({ [n]: value }), body);
     for (const p of query) for (const [label, q] of queryValues(p.name)) add(`query ${p.name}: ${label}`, kind(), url({}, [...baseQuery.filter((x) => !x.startsWith(`${encodeURIComponent(p.name)}=`)), q]), body);
