@@ -9,6 +9,41 @@ const common = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
 };
+/**
+ * Each file of these tiers gets a PgBouncer of its own in front of the run's database, and the
+ * request role's URL points at it (test/support/pgbouncer.environment.ts, pgbouncer.setup.ts).
+ */
+const pooled = {
+  ...common,
+  rootDir: '.',
+  testEnvironment: '<rootDir>/test/support/pgbouncer.environment.ts',
+  setupFiles: ['<rootDir>/test/support/env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/pgbouncer.setup.ts'],
+};
+/**
+ * Existing e2e suites that also run with the request role behind the pooler, as part of `npm test`:
+ * the paths that pooling can break (hot statements, concurrent transactions, jobs, sign-in state).
+ * Not mobile-approvals: its push tests script the gateway's next answers, and its twin in the e2e
+ * project, running at the same time on the same database, would queue pushes its worker claims.
+ * PGBOUNCER_ALL_E2E=true runs every e2e suite through it instead (about 8 minutes on 2 cores),
+ * except auth-app-role, which starts a PostgreSQL of its own and never uses the run's request role.
+ */
+const THROUGH_PGBOUNCER = [
+  'agent/elevation-ingest.e2e.test.ts',
+  'agent/decision-chain.e2e.test.ts',
+  'agent/pam-settings.e2e.test.ts',
+  'pam-lifecycle/full-lifecycle.e2e.test.ts',
+  'pam-lifecycle/races.e2e.test.ts',
+  'pam-lifecycle/actuation.e2e.test.ts',
+  'pam-lifecycle/respond-revoke.e2e.test.ts',
+  'pam-lifecycle/requests-list.e2e.test.ts',
+  'auth.e2e.test.ts',
+  'imports/csv-and-jobs.e2e.test.ts',
+  'sso-login/oidc-login.e2e.test.ts',
+  'tenancy/users.test.ts',
+  'content/policies.e2e.test.ts',
+];
+const allE2eThroughPgBouncer = process.env.PGBOUNCER_ALL_E2E === 'true';
 module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -21,5 +56,13 @@ module.exports = {
     { ...common, displayName: 'integration', rootDir: '.', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], setupFiles: ['<rootDir>/test/support/env.ts'] },
     { ...common, displayName: 'e2e', rootDir: '.', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], setupFiles: ['<rootDir>/test/support/env.ts'] },
     { ...common, displayName: 'browser', rootDir: '.', testMatch: ['<rootDir>/test/browser/**/*.test.ts'], setupFiles: ['<rootDir>/test/support/env.ts'] },
+    // The request role through PgBouncer (transaction pooling, 3 server connections): see docs/scaling.md.
+    {
+      ...pooled,
+      displayName: 'e2e-pgbouncer',
+      testMatch: allE2eThroughPgBouncer ? ['<rootDir>/test/e2e/**/*.test.ts'] : THROUGH_PGBOUNCER.map((p) => `<rootDir>/test/e2e/${p}`),
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/security/auth-app-role.e2e.test.ts'],
+    },
+    { ...pooled, displayName: 'scale-out', testMatch: ['<rootDir>/test/scale-out/**/*.test.ts'] },
   ],
 };
