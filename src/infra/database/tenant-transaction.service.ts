@@ -76,8 +76,14 @@ export class TenantTransaction {
       await this.undo(savepoint, previous);
       throw e;
     }
-    await this.db.exec(`RELEASE SAVEPOINT ${savepoint}`);
-    await this.apply(previous);
+    try {
+      await this.db.exec(`RELEASE SAVEPOINT ${savepoint}`);
+      await this.apply(previous);
+    } catch (e) {
+      // The transaction is unusable now; the context at least names the scope it is back in.
+      this.noteScope(previous);
+      throw e;
+    }
     return result;
   }
 
@@ -92,8 +98,13 @@ export class TenantTransaction {
       await this.db.exec(`RELEASE SAVEPOINT ${savepoint}`);
       await this.apply(previous);
     } catch {
-      if (this.cls.isActive()) this.cls.set(SCOPE_KEY, previous);
+      this.noteScope(previous);
     }
+  }
+
+  /** Records the scope in the request context without a statement (the transaction has failed). */
+  private noteScope(previous: TenantScope): void {
+    if (this.cls.isActive()) this.cls.set(SCOPE_KEY, previous);
   }
 
   private async apply(scope: TenantScope): Promise<void> {
