@@ -162,8 +162,8 @@ async function phoneOf(ctx: Ctx, userId: string): Promise<{ id: string }> {
 }
 
 /** A queued agent command of a device, as actuation or revocation would have queued it. */
-async function queuedCommand(ctx: Ctx, device: 'deviceA1' | 'deviceB1'): Promise<{ id: string }> {
-  const org = device === 'deviceA1' ? 'orgA' : 'orgB';
+async function queuedCommand(ctx: Ctx, device: 'deviceA1' | 'deviceA2' | 'deviceB1'): Promise<{ id: string }> {
+  const org = device === 'deviceB1' ? 'orgB' : 'orgA';
   const [row] = await ctx.sql<{ id: string }>(
     `INSERT INTO device_commands (org_id, device_id, type, payload) VALUES ($1, $2, 'revoke_elevation', '{}') RETURNING id`,
     [ctx.ids[org], ctx.ids[device]],
@@ -192,6 +192,13 @@ export const TABLE: Table = {
         { from: ['customer'], ids: (ctx) => [ctx.ids.orgB] },
         { from: ['otherPartner'], ids: (ctx) => [ctx.ids.orgA, ctx.ids.orgB, ctx.ids.partner] },
       ],
+      expect: own('audit:read'),
+    },
+    {
+      target: 'the entries about a contact of organization B',
+      success: 200,
+      query: (ctx) => ({ resourceId: ctx.ids.contactB }),
+      hides: [{ from: ['customer', 'orgTech', 'otherPartner'], ids: (ctx) => [ctx.ids.contactB] }],
       expect: own('audit:read'),
     },
   ],
@@ -262,8 +269,8 @@ export const TABLE: Table = {
       success: 200,
       hides: [
         // Partner-wide keys are credentials of the whole partner: invisible to a limited technician (item 2).
-        { from: ['customer', 'orgTech'], ids: (ctx) => [ctx.ids.apiKeyId] },
-        { from: ['otherPartner'], ids: (ctx) => [ctx.ids.apiKeyId, ctx.ids.orgKeyA] },
+        { from: ['customer', 'orgTech'], ids: (ctx) => [ctx.ids.apiKeyId, ctx.ids.orgKeyB] },
+        { from: ['otherPartner'], ids: (ctx) => [ctx.ids.apiKeyId, ctx.ids.orgKeyA, ctx.ids.orgKeyB] },
       ],
       expect: own('organizations:write'),
     },
@@ -281,6 +288,12 @@ export const TABLE: Table = {
       success: 201,
       body: (ctx) => ({ name: ctx.uniq('Key'), orgId: ctx.ids.orgA, permissions: ['devices:read'] }),
       expect: inOrgA('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a key of organization B',
+      success: 201,
+      body: (ctx) => ({ name: ctx.uniq('Key'), orgId: ctx.ids.orgB, permissions: ['devices:read'] }),
+      expect: inOrgB('organizations:write', { apiKey: FORBIDDEN }),
     },
   ],
   'DELETE /api/v1/api-keys/{id}': [
@@ -426,6 +439,15 @@ export const TABLE: Table = {
       params: id,
       body: (ctx) => ({ deviceIds: [ctx.ids.deviceB1] }),
       expect: inOrgB('devices:write'),
+    },
+    {
+      target: 'device B1 into a group of organization A',
+      success: 201,
+      setup: fresh('/device-groups', 'deviceGroup', (ctx) => ({ orgId: ctx.ids.orgA, name: ctx.uniq('Group') })),
+      params: id,
+      body: (ctx) => ({ deviceIds: [ctx.ids.deviceB1] }),
+      // A group holds devices of its own organization only, whoever asks.
+      expect: inOrgA('devices:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, allTech: NOT_FOUND, partnerAdmin: NOT_FOUND, apiKey: NOT_FOUND }),
     },
   ],
   'DELETE /api/v1/device-groups/{id}/members/{deviceId}': [
@@ -661,6 +683,13 @@ export const TABLE: Table = {
       expect: signedIn('users:write', { customer: PARTNER_SCOPE, otherPartner: NOT_FOUND }),
     },
     {
+      // A limited technician hands out no reach he lacks.
+      target: 'a technician of organization B',
+      success: 201,
+      body: (ctx) => ({ email: `${ctx.uniq('tech')}@matrix.example`, name: 'New Tech', roleId: ctx.ids.limitedTechRole, orgAccess: 'selected', orgIds: [ctx.ids.orgB] }),
+      expect: signedIn('users:write', { customer: PARTNER_SCOPE, orgTech: NOT_FOUND, otherPartner: NOT_FOUND }),
+    },
+    {
       target: 'a technician of every organization',
       success: 201,
       body: (ctx) => ({ email: `${ctx.uniq('tech')}@matrix.example`, name: 'New Tech', roleId: ctx.ids.limitedTechRole, orgAccess: 'all' }),
@@ -737,6 +766,18 @@ export const TABLE: Table = {
       success: 201,
       body: (ctx) => ({ name: ctx.uniq('IdP'), type: 'saml', ownerScope: 'partner', trustsIdpMfa: true }),
       expect: newPartnerWide('organizations:write'),
+    },
+    {
+      // Provisioned users of organization A never get a role of organization B.
+      target: 'a provider of organization A whose default role is a role of organization B',
+      success: 201,
+      body: (ctx) => ({ name: ctx.uniq('IdP'), type: 'saml', orgId: ctx.ids.orgA, defaultRoleId: ctx.ids.adminRoleB }),
+      expect: inOrgA('organizations:write', {
+        customer: [400, 'invalid_default_role'],
+        orgTech: [400, 'invalid_default_role'],
+        partnerAdmin: [400, 'invalid_default_role'],
+        apiKey: [400, 'invalid_default_role'],
+      }),
     },
   ],
   'GET /api/v1/sso/providers/{id}': [
@@ -978,6 +1019,14 @@ export const TABLE: Table = {
       body: () => ({ value: 'TAG-B1' }),
       expect: inOrgB('custom-fields:write'),
     },
+    {
+      // A field of organization B never applies to a device of organization A; a caller who cannot see it does not learn it exists.
+      target: "device A1's value of an organization B field",
+      success: 200,
+      params: (ctx) => ({ deviceId: ctx.ids.deviceA1, definitionId: ctx.ids.customFieldB }),
+      body: () => ({ value: 'TAG-X' }),
+      expect: inOrgB('custom-fields:write', { partnerAdmin: [400, 'custom_field_not_applicable'], apiKey: [400, 'custom_field_not_applicable'] }),
+    },
   ],
   'DELETE /api/v1/devices/{deviceId}/custom-fields/{definitionId}': [
     {
@@ -1060,7 +1109,14 @@ export const TABLE: Table = {
   'GET /api/v1/policies/{id}': [
     { target: 'a policy of organization A', success: 200, params: of('policyA'), expect: inOrgA('policies:read') },
     { target: 'a policy of organization B', success: 200, params: of('policyB'), expect: inOrgB('policies:read') },
-    { target: 'a partner-wide policy', success: 200, params: of('policyP'), expect: inOrgA('policies:read') },
+    {
+      target: 'a partner-wide policy',
+      success: 200,
+      params: of('policyP'),
+      // Its assignment in organization B is out of the customer's and the limited technician's reach.
+      hides: [{ from: ['customer', 'orgTech'], ids: (ctx) => [ctx.ids.assignmentPB] }],
+      expect: inOrgA('policies:read'),
+    },
   ],
   'PATCH /api/v1/policies/{id}': [
     { target: 'a policy of organization A', success: 200, params: of('policyA'), body: () => ({ description: 'Baseline' }), expect: inOrgA('policies:write') },
@@ -1082,7 +1138,13 @@ export const TABLE: Table = {
   'GET /api/v1/policies/{id}/assignments': [
     { target: 'a policy of organization A', success: 200, params: of('policyA'), expect: inOrgA('policies:read') },
     { target: 'a policy of organization B', success: 200, params: of('policyB'), expect: inOrgB('policies:read') },
-    { target: 'a partner-wide policy', success: 200, params: of('policyP'), expect: inOrgA('policies:read') },
+    {
+      target: 'a partner-wide policy',
+      success: 200,
+      params: of('policyP'),
+      hides: [{ from: ['customer', 'orgTech'], ids: (ctx) => [ctx.ids.assignmentPB] }],
+      expect: inOrgA('policies:read'),
+    },
   ],
   'POST /api/v1/policies/{id}/assignments': [
     {
@@ -1107,6 +1169,15 @@ export const TABLE: Table = {
       setup: fresh('/policies', 'policy', (ctx) => policy(ctx, { scope: 'partner' })),
       params: id,
       body: (ctx) => ({ targetType: 'partner', targetId: ctx.ids.partner }),
+      expect: partnerWide('policies:write'),
+    },
+    {
+      // A partner policy is changed, wherever it is assigned, only by a caller who reaches every organization.
+      target: 'a partner-wide policy on organization A',
+      success: 201,
+      setup: fresh('/policies', 'policy', (ctx) => policy(ctx, { scope: 'partner' })),
+      params: id,
+      body: (ctx) => ({ targetType: 'organization', targetId: ctx.ids.orgA }),
       expect: partnerWide('policies:write'),
     },
   ],
@@ -1224,7 +1295,8 @@ export const TABLE: Table = {
       success: 200,
       hides: [
         { from: ['customer'], ids: (ctx) => [ctx.ids.importB, ctx.ids.importP] },
-        { from: ['orgTech'], ids: (ctx) => [ctx.ids.importB] },
+        // The partner-wide import wrote into organization B: what it reports is out of his reach.
+        { from: ['orgTech'], ids: (ctx) => [ctx.ids.importB, ctx.ids.importP] },
         { from: ['otherPartner'], ids: (ctx) => [ctx.ids.importA, ctx.ids.importB, ctx.ids.importP] },
       ],
       expect: own('imports:write'),
@@ -1233,12 +1305,24 @@ export const TABLE: Table = {
   'GET /api/v1/imports/{id}': [
     { target: 'an import of organization A', success: 200, params: of('importA'), expect: inOrgA('imports:write') },
     { target: 'an import of organization B', success: 200, params: of('importB'), expect: inOrgB('imports:write') },
-    { target: 'a partner-wide import', success: 200, params: of('importP'), expect: signedIn('imports:write', { customer: NOT_FOUND, otherPartner: NOT_FOUND }) },
+    {
+      // Its report names the contacts it wrote into organization B: like a partner-wide key, it is invisible to a limited technician.
+      target: 'a partner-wide import that wrote into organization B',
+      success: 200,
+      params: of('importP'),
+      hides: [{ from: ['orgTech'], ids: (ctx) => [ctx.ids.importSecret] }],
+      expect: signedIn('imports:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND }),
+    },
   ],
   'GET /api/v1/imports/{id}/matches': [
     { target: 'an import of organization A', success: 200, params: of('importA'), expect: inOrgA('imports:write') },
     { target: 'an import of organization B', success: 200, params: of('importB'), expect: inOrgB('imports:write') },
-    { target: 'a partner-wide import', success: 200, params: of('importP'), expect: signedIn('imports:write', { customer: NOT_FOUND, otherPartner: NOT_FOUND }) },
+    {
+      target: 'a partner-wide import that wrote into organization B',
+      success: 200,
+      params: of('importP'),
+      expect: signedIn('imports:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND }),
+    },
   ],
   'POST /api/v1/imports/{id}/matches/{matchId}/acknowledge': [
     {
@@ -1296,6 +1380,8 @@ export const TABLE: Table = {
   // ---- agents
   'POST /api/v1/agents/{id}/elevation-requests': [
     { target: "device A1's own path", success: 201, params: (ctx) => ({ id: ctx.agentId('deviceA1') }), body: () => prompt(), expect: AGENT_ONLY },
+    // A token used on another agent's path is as good as no token, in its own organization too.
+    { target: "device A2's path", success: 201, params: (ctx) => ({ id: ctx.agentId('deviceA2') }), body: () => prompt(), expect: every(UNAUTHENTICATED) },
     { target: "device B1's path", success: 201, params: (ctx) => ({ id: ctx.agentId('deviceB1') }), body: () => prompt(), expect: every(UNAUTHENTICATED) },
   ],
   'GET /api/v1/agents/{id}/pam-settings': [
@@ -1304,6 +1390,7 @@ export const TABLE: Table = {
   ],
   'GET /api/v1/agents/{id}/commands': [
     { target: "device A1's own path", success: 200, params: (ctx) => ({ id: ctx.agentId('deviceA1') }), expect: AGENT_ONLY },
+    { target: "device A2's path", success: 200, params: (ctx) => ({ id: ctx.agentId('deviceA2') }), expect: every(UNAUTHENTICATED) },
     { target: "device B1's path", success: 200, params: (ctx) => ({ id: ctx.agentId('deviceB1') }), expect: every(UNAUTHENTICATED) },
   ],
   'POST /api/v1/agents/{id}/commands/{commandId}/result': [
@@ -1324,6 +1411,14 @@ export const TABLE: Table = {
       expect: { ...AGENT_ONLY, agent: NOT_FOUND },
     },
     {
+      target: "a command of device A2 on device A1's path",
+      success: 200,
+      setup: (ctx) => queuedCommand(ctx, 'deviceA2'),
+      params: (ctx, s) => ({ id: ctx.agentId('deviceA1'), commandId: s.id }),
+      body: () => ({ status: 'completed' }),
+      expect: { ...AGENT_ONLY, agent: NOT_FOUND },
+    },
+    {
       target: "a command of device B1 on device B1's path",
       success: 200,
       setup: (ctx) => queuedCommand(ctx, 'deviceB1'),
@@ -1338,13 +1433,23 @@ export const TABLE: Table = {
     {
       target: "the caller's requests",
       success: 200,
-      hides: [{ from: ['otherPartner'], ids: (ctx) => [ctx.ids.elevationA, ctx.ids.elevationB] }],
+      hides: [
+        { from: ['customer', 'orgTech'], ids: (ctx) => [ctx.ids.elevationB, ctx.ids.activeB] },
+        { from: ['otherPartner'], ids: (ctx) => [ctx.ids.elevationA, ctx.ids.elevationB, ctx.ids.activeB] },
+      ],
       expect: own('devices:read'),
     },
     { target: 'the requests of organization A', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgA }), expect: inOrgA('devices:read') },
     { target: 'the requests of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('devices:read') },
   ],
-  'GET /api/v1/pam/active': [{ target: "the caller's active elevations", success: 200, expect: own('devices:read') }],
+  'GET /api/v1/pam/active': [
+    {
+      target: "the caller's active elevations",
+      success: 200,
+      hides: [{ from: ['customer', 'orgTech', 'otherPartner'], ids: (ctx) => [ctx.ids.activeB] }],
+      expect: own('devices:read'),
+    },
+  ],
   'GET /api/v1/pam/elevation-requests/{id}': [
     { target: 'a request of organization A', success: 200, params: of('elevationA'), expect: inOrgA('devices:read') },
     { target: 'a request of organization B', success: 200, params: of('elevationB'), expect: inOrgB('devices:read') },
@@ -1429,6 +1534,15 @@ export const TABLE: Table = {
       expect: inOrgA('devices:execute', { apiKey: USER_REQUIRED }),
     },
     {
+      // Item 3 on the phone path: approving one's own just-in-time request is self-approval there too.
+      target: "an approval request of the caller's own just-in-time request",
+      success: 200,
+      setup: async (ctx, caller) => ({ id: await ctx.approvalFor(personOf(ctx, caller), { flowType: 'tech_jit_admin', subjectUserId: personOf(ctx, caller) }) }),
+      params: id,
+      body: () => ({ decision: 'approve' }),
+      expect: inOrgA('devices:execute', { customer: SELF_APPROVAL, orgTech: SELF_APPROVAL, allTech: SELF_APPROVAL, partnerAdmin: SELF_APPROVAL, apiKey: USER_REQUIRED }),
+    },
+    {
       target: 'an approval request addressed to someone else',
       success: 200,
       setup: async (ctx) => ({ id: await ctx.approvalFor(ctx.ids.memberA) }),
@@ -1445,6 +1559,14 @@ export const TABLE: Table = {
       params: (ctx) => ({ id: ctx.ids.deviceA1 }),
       body: (ctx, s) => ({ elevationRequestId: s.requestId, timeoutMs: 8000 }),
       expect: inOrgA('devices:execute'),
+    },
+    {
+      target: "device A1 and an approved prompt of device B1",
+      success: 201,
+      setup: async (ctx) => ({ requestId: await ctx.elevation({ org: 'orgB', status: 'approved' }) }),
+      params: (ctx) => ({ id: ctx.ids.deviceA1 }),
+      body: (ctx, s) => ({ elevationRequestId: s.requestId, timeoutMs: 8000 }),
+      expect: inOrgA('devices:execute', { customer: NOT_FOUND, orgTech: NOT_FOUND, allTech: NOT_FOUND, partnerAdmin: NOT_FOUND, apiKey: NOT_FOUND }),
     },
     {
       target: 'device B1 and its approved prompt',
@@ -1473,6 +1595,18 @@ export const TABLE: Table = {
       success: 201,
       body: (ctx) => ({ orgId: ctx.ids.orgB, name: ctx.uniq('Rule'), verdict: 'require_approval', matchPathGlob: 'C:\\Tools\\**' }),
       expect: inOrgB('devices:write'),
+    },
+    {
+      target: 'a rule of organization A naming a signer group of organization B',
+      success: 201,
+      body: (ctx) => ({ orgId: ctx.ids.orgA, name: ctx.uniq('Rule'), verdict: 'auto_approve', matchSignerGroupId: ctx.ids.signerGroupB }),
+      expect: inOrgA('devices:write', {
+        customer: [400, 'validation_failed'],
+        orgTech: [400, 'validation_failed'],
+        allTech: [400, 'validation_failed'],
+        partnerAdmin: [400, 'validation_failed'],
+        apiKey: [400, 'validation_failed'],
+      }),
     },
   ],
   'POST /api/v1/pam/rules/preview': [

@@ -76,8 +76,8 @@ export interface MatrixContext {
   uniq(label: string): string;
   /** An elevation request written as agent ingest would have. */
   elevation(seed?: ElevationSeed): Promise<string>;
-  /** A pending approval request of a fresh pending prompt in organization A, addressed to this person. */
-  approvalFor(userId: string | null): Promise<string>;
+  /** A pending approval request, addressed to this person, of a fresh pending request of organization A (a prompt unless told). */
+  approvalFor(userId: string | null, request?: ElevationSeed): Promise<string>;
   /** A reset token, as mailed by forgot-password, for the reset user. */
   resetToken(): Promise<string>;
   /** A fresh MFA challenge of one of the MFA users, and the TOTP code that answers it. */
@@ -274,8 +274,8 @@ async function buildWorld(t: TestApp, pool: Pool, dns: TestDnsServer, close: () 
       );
       return row.id;
     },
-    approvalFor: async (userId) => {
-      const requestId = await ctx.elevation();
+    approvalFor: async (userId, seed = {}) => {
+      const requestId = await ctx.elevation({ ...seed, org: 'orgA', status: 'pending' });
       const [row] = await sql<{ id: string }>(
         `INSERT INTO pam_approval_requests (org_id, elevation_request_id, approver_user_id, expires_at)
          VALUES ($1, $2, $3, now() + interval '15 minutes') RETURNING id`,
@@ -316,6 +316,7 @@ async function prepareShared(ctx: MatrixContext): Promise<void> {
   ids.ssoDomainA = id(await admin.create('/sso/domains', { domain: `${ctx.uniq('a')}.example`, orgId: ids.orgA }), 'domain');
   ids.ssoDomainB = id(await admin.create('/sso/domains', { domain: `${ctx.uniq('b')}.example`, orgId: ids.orgB }), 'domain');
   ids.orgKeyA = id(await admin.create('/api-keys', { name: 'Org A automation', orgId: ids.orgA, permissions: ['devices:read'] }), 'apiKey');
+  ids.orgKeyB = id(await admin.create('/api-keys', { name: 'Org B automation', orgId: ids.orgB, permissions: ['devices:read'] }), 'apiKey');
 
   ids.contactA = id(await admin.create('/contacts', { orgId: ids.orgA, name: 'Ann Contact' }), 'contact');
   ids.contactB = id(await admin.create('/contacts', { orgId: ids.orgB, name: 'Bob Contact' }), 'contact');
@@ -336,6 +337,7 @@ async function prepareShared(ctx: MatrixContext): Promise<void> {
   ids.policyP = id(await admin.create('/policies', { ...policy, scope: 'partner', name: 'Partner baseline' }), 'policy');
   ids.assignmentA = id(await admin.create(`/policies/${ids.policyA}/assignments`, { targetType: 'organization', targetId: ids.orgA }), 'assignment');
   ids.assignmentP = id(await admin.create(`/policies/${ids.policyP}/assignments`, { targetType: 'partner', targetId: ids.partner }), 'assignment');
+  ids.assignmentPB = id(await admin.create(`/policies/${ids.policyP}/assignments`, { targetType: 'organization', targetId: ids.orgB }), 'assignment');
 
   const filter = { field: 'hostname', op: 'startsWith', value: 'WS-' };
   ids.dynamicGroupA = id(await admin.create('/dynamic-groups', { orgId: ids.orgA, name: 'Dynamic A', filter }), 'group');
@@ -347,10 +349,21 @@ async function prepareShared(ctx: MatrixContext): Promise<void> {
   ids.signerGroupB = id(await admin.create('/pam/signer-groups', { orgId: ids.orgB, name: 'Vendors B', signers: ['Contoso Ltd'] }), 'signerGroup');
   ids.elevationA = await ctx.elevation({ org: 'orgA' });
   ids.elevationB = await ctx.elevation({ org: 'orgB' });
+  ids.activeB = await ctx.elevation({ org: 'orgB', status: 'approved' });
 
   ids.importA = await startImport(ctx, { type: 'contacts', orgId: ids.orgA }, 'externalId,name\nimp-a-1,Imported A\n', 'text/csv');
   ids.importB = await startImport(ctx, { type: 'contacts', orgId: ids.orgB }, 'externalId,name\nimp-b-1,Imported B\n', 'text/csv');
-  ids.importP = await startImport(ctx, {}, { format: 'rmm-interchange', version: 1, source: { system: 'matrix' }, customers: [] }, 'application/json');
+  // A partner-wide import that touched organization B: its report names what it wrote there.
+  const [orgB] = await ctx.sql<{ name: string }>(`SELECT name FROM organizations WHERE id = $1`, [ids.orgB]);
+  ids.importSecret = ctx.uniq('Bea Confidential');
+  const doc = {
+    format: 'rmm-interchange',
+    version: 1,
+    source: { system: 'matrix' },
+    customers: [{ externalId: 'cust-b', name: orgB.name, contacts: [{ externalId: 'ct-b-1', name: ids.importSecret }] }],
+  };
+  ids.importP = await startImport(ctx, {}, doc, 'application/json');
+  for (const key of ['importA', 'importB', 'importP']) await importFinished(ctx, ids[key]);
 
   // Objects of the other partner, for the lists that must not show them to partner P's callers.
   ids.otherProvider = id(await otherAdmin.create('/sso/providers', { name: 'Q IdP', type: 'saml', ownerScope: 'partner' }), 'provider');
@@ -365,6 +378,16 @@ async function startImport(ctx: MatrixContext, query: Record<string, string>, bo
     .send(typeof body === 'string' ? body : JSON.stringify(body));
   if (res.status !== 202) throw new Error(`setup import answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.import.id;
+}
+
+async function importFinished(ctx: MatrixContext, id: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const [row] = await ctx.sql<{ status: string }>(`SELECT status FROM imports WHERE id = $1`, [id]);
+    if (row.status === 'completed') return;
+    if (row.status === 'failed') throw new Error(`setup import ${id} failed`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`setup import ${id} did not finish`);
 }
 
 /** A pending held-back contact match of an import, which acknowledging resolves. */
