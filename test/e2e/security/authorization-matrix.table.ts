@@ -274,6 +274,7 @@ export const TABLE: Table = {
       ],
       expect: own('organizations:write'),
     },
+    { target: 'the keys of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('organizations:write') },
   ],
   'POST /api/v1/api-keys': [
     {
@@ -353,6 +354,7 @@ export const TABLE: Table = {
       ],
       expect: own('organizations:read'),
     },
+    { target: 'the sites of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('organizations:read') },
   ],
   'POST /api/v1/sites': [
     { target: 'a site of organization A', success: 201, body: (ctx) => ({ orgId: ctx.ids.orgA, name: ctx.uniq('Site') }), expect: inOrgA('organizations:write') },
@@ -394,6 +396,7 @@ export const TABLE: Table = {
       ],
       expect: own('devices:read'),
     },
+    { target: 'the groups of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('devices:read') },
   ],
   'POST /api/v1/device-groups': [
     { target: 'a group of organization A', success: 201, body: (ctx) => ({ orgId: ctx.ids.orgA, name: ctx.uniq('Group') }), expect: inOrgA('devices:write') },
@@ -486,6 +489,7 @@ export const TABLE: Table = {
       ],
       expect: own('devices:read'),
     },
+    { target: 'the devices of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('devices:read') },
   ],
   'POST /api/v1/devices': [
     { target: 'a device in site A1', success: 201, body: (ctx) => ({ siteId: ctx.ids.siteA1, hostname: ctx.uniq('NEW') }), expect: inOrgA('devices:write') },
@@ -528,6 +532,7 @@ export const TABLE: Table = {
       ],
       expect: own('users:read'),
     },
+    { target: 'the roles of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('users:read') },
   ],
   'POST /api/v1/roles': [
     {
@@ -615,6 +620,7 @@ export const TABLE: Table = {
       ],
       expect: own('users:read'),
     },
+    { target: 'the users of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('users:read') },
   ],
   'POST /api/v1/users': [
     {
@@ -633,6 +639,14 @@ export const TABLE: Table = {
   'GET /api/v1/users/{id}': [
     { target: 'a member of organization A', success: 200, params: of('memberA'), expect: inOrgA('users:read') },
     { target: 'a member of organization B', success: 200, params: of('memberB'), expect: inOrgB('users:read') },
+    {
+      target: 'a member of organizations A and B',
+      success: 200,
+      params: of('memberAB'),
+      // Only the memberships within the caller's reach are shown.
+      hides: [{ from: ['customer', 'orgTech'], ids: (ctx) => [ctx.ids.orgB, ctx.ids.readerRoleB] }],
+      expect: inOrgA('users:read'),
+    },
   ],
   'POST /api/v1/users/{id}/memberships': [
     {

@@ -91,7 +91,7 @@ const uniq = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;
 export function matrixFixture(label = uniq('matrix')): Fixture & { emails: Record<string, string> } {
   const domain = `${label}.example`;
   const email = (who: string) => `${who}@${domain}`;
-  const people = ['customer', 'orgTech', 'allTech', 'partnerAdmin', 'memberA', 'memberB', 'loginUser', 'resetUser', 'otherPartner', 'otherMember'];
+  const people = ['customer', 'orgTech', 'allTech', 'partnerAdmin', 'memberA', 'memberB', 'memberAB', 'loginUser', 'resetUser', 'otherPartner', 'otherMember'];
   const emails = Object.fromEntries(people.map((p) => [p, email(p.toLowerCase())]));
   for (let i = 0; i < MFA_USERS; i++) emails[`mfaUser${i}`] = email(`mfa-${i}`);
   const agent = (key: string) => ({ agentId: randomUUID(), agentToken: `agent-${label}-${key}` });
@@ -144,6 +144,16 @@ export function matrixFixture(label = uniq('matrix')): Fixture & { emails: Recor
       { key: 'partnerAdmin', email: emails.partnerAdmin, name: 'Partner Admin', password: PASSWORD, totpSecret: TOTP_SECRET, partnerMembership: { partner: 'partner', role: 'techRole', orgAccess: 'all' } },
       { key: 'memberA', email: emails.memberA, name: 'Member A', password: PASSWORD, memberships: [{ organization: 'orgA', role: 'readerRoleA' }] },
       { key: 'memberB', email: emails.memberB, name: 'Member B', password: PASSWORD, memberships: [{ organization: 'orgB', role: 'readerRoleB' }] },
+      {
+        key: 'memberAB',
+        email: emails.memberAB,
+        name: 'Member of A and B',
+        password: PASSWORD,
+        memberships: [
+          { organization: 'orgA', role: 'readerRoleA' },
+          { organization: 'orgB', role: 'readerRoleB' },
+        ],
+      },
       { key: 'loginUser', email: emails.loginUser, name: 'Login User', password: PASSWORD, memberships: [{ organization: 'orgA', role: 'readerRoleA' }] },
       { key: 'resetUser', email: emails.resetUser, name: 'Reset User', password: PASSWORD, memberships: [{ organization: 'orgA', role: 'readerRoleA' }] },
       { key: 'otherPartner', email: emails.otherPartner, name: 'Other Partner Admin', password: PASSWORD, totpSecret: TOTP_SECRET, partnerMembership: { partner: 'partnerQ', role: 'adminRoleQ', orgAccess: 'all' } },
