@@ -41,7 +41,7 @@ function bodyParserErrors(err: { type?: string; code?: string; status?: unknown 
   if (status >= 400 && status < 500) return next(AppException.badRequest('invalid_body', 'The request body could not be read'));
   next(err);
 }
-/** Agent ingest bodies are capped at 32 KB on the bytes actually read (pam.md 8). */
+/** Agent ingest bodies are capped at 32 KB on the bytes actually read (spec P8). */
 export const AGENT_BODY_LIMIT = 32 * 1024;
 
 const JSON_TYPE = 'application/json';

@@ -81,7 +81,7 @@ function clientErrorStatus(e: unknown): number | null {
   return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500 ? status : null;
 }
 
-/** Produces the error body of CONTRACT.md §1 for every failure, whatever threw it. */
+/** Produces the error body of docs/api-conventions.md for every failure, whatever threw it. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
