@@ -111,9 +111,9 @@ const newPartnerWide = (permission: string | null, o: Partial<Expectations> = {}
 type Ctx = MatrixContext;
 
 /** Creates an object through the API as the partner administrator and returns its id. */
-function fresh(path: string | ((ctx: Ctx) => string), field: string, body: (ctx: Ctx) => unknown) {
+function fresh(path: string, field: string, body: (ctx: Ctx) => unknown) {
   return async (ctx: Ctx) => {
-    const created = await ctx.admin.create(typeof path === 'string' ? path : path(ctx), body(ctx));
+    const created = await ctx.admin.create(path, body(ctx));
     return { id: created[field].id as string };
   };
 }
