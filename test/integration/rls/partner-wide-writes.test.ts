@@ -114,6 +114,32 @@ describe('partner-wide writes in the database', () => {
     expect(all).toEqual([{ id: rows.api_keys }]);
   });
 
+  it("hides the partner's own imports and audit trail from a selected-organizations technician, but not his own actions", async () => {
+    const me = (await owner.query<{ id: string }>(`INSERT INTO users (email, name) VALUES ($1, 'Tech') RETURNING id`, [`pw-${tag}@example.com`])).rows[0].id;
+    const importId = (
+      await owner.query<{ id: string }>(
+        `INSERT INTO imports (partner_id, format, dry_run, overwrite, phases, total_items, actor_type, scope, report)
+         VALUES ($1, 'interchange', false, false, '{}', 0, 'user', '{}', '{"created":[{"kind":"contact","name":"Org B secret"}]}') RETURNING id`,
+        [id.partner],
+      )
+    ).rows[0].id;
+    await owner.query(
+      `INSERT INTO audit_logs (partner_id, actor_type, actor_id, actor_user_id, action, details) VALUES
+         ($1, 'user', NULL, NULL, 'import.completed', '{"org":"B"}'), ($1, 'user', $2, $2, 'auth.login', '{}')`,
+      [id.partner, me],
+    );
+    const read = (reach: Reach) =>
+      asTechnician(reach, async () => {
+        await app.query(`SELECT set_config('app.user_id', $1, true)`, [me]);
+        return {
+          imports: (await app.query(`SELECT id FROM imports WHERE id = $1`, [importId])).rowCount,
+          audit: (await app.query<{ action: string }>(`SELECT action FROM audit_logs WHERE partner_id = $1 ORDER BY action`, [id.partner])).rows.map((r) => r.action),
+        };
+      });
+    expect(await read('selected')).toEqual({ imports: 0, audit: ['auth.login'] });
+    expect(await read('all')).toEqual({ imports: 1, audit: ['auth.login', 'import.completed'] });
+  });
+
   it('guards every table whose rows a partner can own', async () => {
     // A table is partner-ownable when it has a partner_id column and its org_id, if any, may be NULL.
     const { rows: ownable } = await owner.query<{ relname: string; guarded: boolean }>(
