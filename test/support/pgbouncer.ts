@@ -52,15 +52,21 @@ function withInstallLock<T>(fn: () => T): T {
 export function ensurePgBouncer(): PgBouncerAvailability {
   if (cached) return cached;
   if (existsSync(PGBOUNCER_PATH)) return (cached = { ok: true, path: PGBOUNCER_PATH, version: version(PGBOUNCER_PATH) });
-  if (!onPath('apt-get')) {
-    return (cached = { ok: false, reason: `pgbouncer is not installed at ${PGBOUNCER_PATH} and apt-get is unavailable on this machine, so the tests through PgBouncer cannot run here` });
+  // apt needs root: as another user, through passwordless sudo.
+  const asRoot = process.getuid?.() === 0 ? [] : onPath('sudo') ? ['sudo', '-n', 'env', 'DEBIAN_FRONTEND=noninteractive'] : null;
+  if (!onPath('apt-get') || asRoot === null) {
+    const why = onPath('apt-get') ? 'apt-get needs root and sudo is unavailable' : 'apt-get is unavailable on this machine';
+    return (cached = { ok: false, reason: `pgbouncer is not installed at ${PGBOUNCER_PATH} and ${why}, so the tests through PgBouncer cannot run here` });
   }
+  const apt = (args: string[], timeout: number) => {
+    const [command, ...rest] = [...asRoot, 'apt-get', ...args];
+    execFileSync(command, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: 'pipe', timeout });
+  };
   withInstallLock(() => {
     if (existsSync(PGBOUNCER_PATH)) return;
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     try {
-      execFileSync('apt-get', ['update'], { env, stdio: 'pipe', timeout: 300_000 });
-      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'pgbouncer'], { env, stdio: 'pipe', timeout: 600_000 });
+      apt(['update'], 300_000);
+      apt(['install', '-y', '--no-install-recommends', 'pgbouncer'], 600_000);
     } catch (err) {
       const e = err as { message?: string; stderr?: Buffer };
       const detail = (e.stderr?.toString('utf8') || e.message || String(err)).trim().split('\n').slice(-3).join(' ');
