@@ -203,7 +203,10 @@ export async function startPgBouncer(opts: PgBouncerOptions): Promise<PgBouncer>
         const exited = new Promise((r) => child.once('exit', r));
         // SIGTERM: immediate shutdown (SIGINT would wait for every client to leave).
         child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        // The grace timer is cleared once PgBouncer exits: a pending timer would keep the jest worker alive.
+        let grace: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 5000)))]);
+        clearTimeout(grace);
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
       rmSync(dir, { recursive: true, force: true });
