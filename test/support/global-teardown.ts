@@ -1,17 +1,24 @@
 import { Client } from 'pg';
-import type { EmbeddedDatabase } from '../../src/infra/database/embedded-postgres';
+import { stopEmbedded } from './global-setup';
 
+/** Drops the run's database, then stops the embedded PostgreSQL (if the run started one) and removes its directory. */
 export default async function globalTeardown(): Promise<void> {
   const g = globalThis as Record<string, unknown>;
   const ownerUrl = g.__TEST_DATABASE_URL__ as string | undefined;
-  if (ownerUrl) {
-    const url = new URL(ownerUrl);
-    const name = url.pathname.slice(1);
-    url.pathname = '/postgres';
-    const client = new Client({ connectionString: url.toString() });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
-    await client.end();
+  try {
+    if (ownerUrl) {
+      const url = new URL(ownerUrl);
+      const name = url.pathname.slice(1);
+      url.pathname = '/postgres';
+      const client = new Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    }
+  } finally {
+    await stopEmbedded(g);
   }
-  await (g.__EMBEDDED_PG__ as EmbeddedDatabase | undefined)?.stop();
 }
