@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { PamConfigService } from '../config/pam-config.service';
 import { compileRules, PamRuleCompileError, type CompiledRuleSet } from '../rules/engine/rule-engine';
 import type { Observation } from '../rules/engine/rule.types';
@@ -47,7 +48,13 @@ describe('DecisionChainService', () => {
     const { chain } = service(async () => {
       throw new PamRuleCompileError('r1', 'bad time zone');
     }, 'auto_deny');
-    expect(await chain.decide(ORG, SITE, prompt)).toMatchObject({ outcome: 'pending', source: null, error: expect.stringContaining('r1') });
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await chain.decide(ORG, SITE, prompt)).toMatchObject({ outcome: 'pending', source: null, error: expect.stringContaining('r1') });
+      expect(warned).toHaveBeenCalledWith(expect.stringMatching(/^PAM evaluator failed for organization .*, request recorded as pending: .*r1.*bad time zone/));
+    } finally {
+      warned.mockRestore();
+    }
   });
 
   it('lets a database failure through instead of deciding', async () => {
@@ -85,6 +92,12 @@ describe('DecisionChainService', () => {
 
   it('records a software policy with settings of the wrong shape as pending', async () => {
     const { chain } = service(noRules, 'auto_deny');
-    expect(await chain.decide(ORG, SITE, prompt, { software: [blocklist(3, [{}])] })).toMatchObject({ outcome: 'pending', error: expect.stringContaining('p1') });
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await chain.decide(ORG, SITE, prompt, { software: [blocklist(3, [{}])] })).toMatchObject({ outcome: 'pending', error: expect.stringContaining('p1') });
+      expect(warned).toHaveBeenCalledWith(expect.stringMatching(/^PAM evaluator failed for organization .*, request recorded as pending: software policy p1/));
+    } finally {
+      warned.mockRestore();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import type { LoginProviderRow, SsoLoginRepository } from '../login/sso-login.repository';
 import type { EmailDiscoveryRepository } from './email-discovery.repository';
@@ -66,7 +67,13 @@ describe('EmailDiscoveryService', () => {
     const { svc } = service(async () => {
       throw new Error('connection lost');
     }, provider());
-    await expect(svc.discover('a@corp.example')).resolves.toEqual({ sso: null });
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      await expect(svc.discover('a@corp.example')).resolves.toEqual({ sso: null });
+      expect(warned).toHaveBeenCalledWith({ err: expect.objectContaining({ message: 'connection lost' }) }, 'SSO discovery by email failed; answering without SSO');
+    } finally {
+      warned.mockRestore();
+    }
   });
 
   it('answers null without any lookup for an address with no usable domain', async () => {

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { randomToken, SecretBox } from '../../../infra/crypto/secret-box.service';
 import type { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import type { IdentityLinker } from '../linking/identity-linker.service';
@@ -50,8 +51,15 @@ describe('SsoCallbackService', () => {
       },
     });
     const state = randomToken(32);
-    const result = await svc.handle({ state, code: 'c' }, stateCookieValue(box, state));
-    expect(result).toEqual({ location: '/login?error=sso_error', clearStateCookie: true });
-    expect(audited).toEqual([{ rejection: expect.objectContaining({ code: 'sso_error', reason: 'internal_error' }), apart: true }]);
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const result = await svc.handle({ state, code: 'c' }, stateCookieValue(box, state));
+      expect(result).toEqual({ location: '/login?error=sso_error', clearStateCookie: true });
+      expect(audited).toEqual([{ rejection: expect.objectContaining({ code: 'sso_error', reason: 'internal_error' }), apart: true }]);
+      // The cause is logged for the operator (only the audit row and the redirect are the caller's).
+      expect(logged).toHaveBeenCalledWith({ err: expect.objectContaining({ message: 'relation "sso_sessions" does not exist' }) }, 'SSO callback failed');
+    } finally {
+      logged.mockRestore();
+    }
   });
 });
