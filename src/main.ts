@@ -1,10 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import pino from 'pino';
 import { createApp, prepareDatabase } from './bootstrap';
 import { loadConfig } from './infra/config/app-config';
 import { statementMode } from './infra/database/db.service';
 import { SeedService } from './infra/database/seed/seed.service';
 import type { Fixture } from './infra/database/seed/fixture.types';
+import { installGracefulShutdown } from './shutdown';
+
+/**
+ * Prints the start-up banner after every log line written so far. Start-up logs go through an
+ * asynchronous stream (the logger used outside requests), so a plain console.log would overtake
+ * the lines still queued in it; when that stream writes to standard output, the banner is queued
+ * behind them in the same stream.
+ */
+async function printLast(app: INestApplication, text: string): Promise<void> {
+  const logger = await app.resolve(PinoLogger).then((l) => l.logger, () => undefined);
+  const stream = (logger as unknown as Record<symbol, unknown> | undefined)?.[pino.symbols.streamSym] as { fd?: unknown; write?: (s: string) => unknown } | undefined;
+  if (stream && stream.fd === 1 && typeof stream.write === 'function') stream.write(text);
+  else process.stdout.write(text);
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -16,6 +33,13 @@ async function main(): Promise<void> {
     await app.get(SeedService).load(fixture);
   }
   await app.listen(config.port);
+  installGracefulShutdown(app, {
+    graceMs: config.shutdownGraceMs,
+    listenMs: config.shutdownListenMs,
+    afterClose: async () => {
+      await db.embedded?.stop();
+    },
+  });
   const base = `http://localhost:${config.port}`;
   const lines = [
     '',
@@ -30,14 +54,7 @@ async function main(): Promise<void> {
       '  Demo customer:   owner@contoso-dental.example / demo-password-123',
     );
   }
-  console.log(lines.join('\n') + '\n');
-  const stop = async () => {
-    await app.close();
-    await db.embedded?.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  await printLast(app, lines.join('\n') + '\n\n');
 }
 
 main().catch((err) => {

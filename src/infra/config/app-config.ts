@@ -53,6 +53,8 @@ class EnvVars {
   @IsOptional() @IsString() DATA_DIR?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() START_JOBS?: boolean;
   @IsOptional() @Transform(toInt) @EnvInt(0, 60000) PRINCIPAL_CACHE_TTL_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(1000, 600000) SHUTDOWN_GRACE_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(0, 600000) SHUTDOWN_LISTEN_MS?: number;
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +95,10 @@ export interface AppConfig {
   startJobs: boolean;
   /** How long a resolved caller (session, memberships, permissions) is reused; 0 disables. */
   principalCacheTtlMs: number;
+  /** How long a stop may take from the signal: in-flight requests, job runs and after-response tasks (docs/operations.md). */
+  shutdownGraceMs: number;
+  /** How long the listener stays open after the signal, answering readiness 503, so a load balancer sees it before connections are refused. */
+  shutdownListenMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -251,5 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir,
     startJobs: vars.START_JOBS ?? nodeEnv !== 'test',
     principalCacheTtlMs: vars.PRINCIPAL_CACHE_TTL_MS ?? 2000,
+    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
+    shutdownListenMs: Math.min(vars.SHUTDOWN_LISTEN_MS ?? (isProduction ? 2000 : 0), vars.SHUTDOWN_GRACE_MS ?? 10_000),
   };
 }

@@ -1,6 +1,7 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
 import type { Request } from 'express';
+import { DrainState } from '../health/drain-state';
 
 const SHUTDOWN_WAIT_MS = 10_000;
 
@@ -16,7 +17,10 @@ export class AfterResponseService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(AfterResponseService.name);
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly cls: ClsService) {}
+  constructor(
+    private readonly cls: ClsService,
+    @Optional() private readonly drainState?: DrainState,
+  ) {}
 
   schedule(name: string, task: () => Promise<void>): void {
     const res = this.cls.isActive() ? this.cls.get<Request | undefined>(CLS_REQ)?.res : undefined;
@@ -37,14 +41,19 @@ export class AfterResponseService implements BeforeApplicationShutdown {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  /** Waits for the tasks in flight, at most SHUTDOWN_WAIT_MS (a mail server that does not answer must not hold the stop). */
+  /**
+   * Waits for the tasks in flight, at most until the stop's deadline (a mail server that does not
+   * answer must not hold the stop).
+   */
   async beforeApplicationShutdown(): Promise<void> {
+    if (!this.pending.size) return;
+    const waitMs = this.drainState?.remaining(SHUTDOWN_WAIT_MS) ?? SHUTDOWN_WAIT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
         if (this.pending.size) this.logger.warn(`Stopping with ${this.pending.size} after-response task(s) unfinished`);
         resolve();
-      }, SHUTDOWN_WAIT_MS);
+      }, waitMs);
     });
     await Promise.race([this.drain(), timeout]);
     clearTimeout(timer);

@@ -2,6 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../common/decorators/auth.decorator';
+import { AppException } from '../../common/errors/app.exception';
+import { DrainState } from './drain-state';
 
 @ApiTags('health')
 @Controller('health')
@@ -9,6 +11,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
+    private readonly drain: DrainState,
   ) {}
 
   /**
@@ -23,7 +26,8 @@ export class HealthController {
   }
 
   /**
-   * Readiness: answers 200 while the database answers, an error otherwise.
+   * Readiness: answers 200 while the database answers; 503 when it does not, and from the moment
+   * the instance starts shutting down (`draining`), so a load balancer stops sending it requests.
    *
    * @remarks Public.
    */
@@ -31,6 +35,7 @@ export class HealthController {
   @Public({ transaction: 'none' })
   @HealthCheck()
   ready(): Promise<HealthCheckResult> {
+    if (this.drain.draining) throw new AppException(503, 'draining', 'The instance is shutting down');
     return this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]);
   }
 }
