@@ -39,6 +39,7 @@ describe('the request role cannot be reached with a predictable password', () =>
   let pgDir: string;
   let dataDir: string;
   let appUrl: string;
+  const warnings: string[] = [];
 
   const connectAs = async (url: string) => {
     const c = new Client({ connectionString: url });
@@ -65,7 +66,13 @@ describe('the request role cannot be reached with a predictable password', () =>
     u.pathname = '/rmm_role';
     ownerUrl = u.toString();
     await ensureDatabase(ownerUrl);
-    appUrl = await migrate(ownerUrl, undefined, dataDir);
+    // Generating the password warns on the console (asserted below rather than printed).
+    const warn = jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(args.join(' ')));
+    try {
+      appUrl = await migrate(ownerUrl, undefined, dataDir);
+    } finally {
+      warn.mockRestore();
+    }
   }, 120_000);
   afterAll(async () => {
     await embedded?.stop();
@@ -78,6 +85,12 @@ describe('the request role cannot be reached with a predictable password', () =>
     expect(password).not.toBe('app_user');
     expect(password).not.toBe(passwordOf(ownerUrl));
     expect(password.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('warns once that it generated the request role password, naming the file it keeps it in', () => {
+    expect(warnings).toEqual([
+      `[config] DATABASE_APP_URL is not set (password of the request role app_user): generated a development value in ${join(dataDir, 'dev-secrets.json')}. Set it explicitly outside development.`,
+    ]);
   });
 
   it('lets the derived URL in and refuses app_user with the old predictable passwords', async () => {
