@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { INestApplication, Logger } from '@nestjs/common';
 import { DrainState } from './modules/health/drain-state';
 import { ImportJob } from './modules/imports/import.job';
@@ -46,6 +46,13 @@ export function installGracefulShutdown(app: INestApplication, opts: ShutdownOpt
   const drain = app.get(DrainState);
   const server = app.getHttpServer() as Server;
   let stopping: Promise<void> | null = null;
+  // Answers under way, so that those already in flight when the drain begins also close their connection.
+  const inFlight = new Set<ServerResponse>();
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (drain.draining) return closeAfter(res);
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
 
   const stop = (signal: string): Promise<void> => {
     if (stopping) {
@@ -70,9 +77,8 @@ export function installGracefulShutdown(app: INestApplication, opts: ShutdownOpt
       `${signal}: draining (readiness 503; listener closes in ${opts.listenMs} ms; in-flight requests and job runs have until ${opts.graceMs} ms after the signal)`,
     );
     try {
-      server.prependListener('request', (_req, res) => {
-        if (!res.headersSent) res.setHeader('Connection', 'close');
-      });
+      for (const res of inFlight) closeAfter(res);
+      inFlight.clear();
       server.closeIdleConnections();
       const jobs = stopJobs(app);
       const requests = drainRequests(server, opts.listenMs, deadline, logger);
@@ -92,6 +98,11 @@ export function installGracefulShutdown(app: INestApplication, opts: ShutdownOpt
 
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => void stop(signal));
   return stop;
+}
+
+/** The connection closes once this answer is sent, instead of waiting for another request. */
+function closeAfter(res: ServerResponse): void {
+  if (!res.headersSent) res.setHeader('Connection', 'close');
 }
 
 function stopJobs(app: INestApplication): Promise<void> {

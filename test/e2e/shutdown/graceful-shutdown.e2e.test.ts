@@ -1,0 +1,191 @@
+import { Agent } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
+import { prompt } from '../agent/agent-kit';
+import { demoAgent, scratchDatabase, send, startService, type ServiceProcess } from './service-process';
+
+const GRACE_MS = 8000;
+const LISTEN_MS = 1500;
+const BOOT_MS = 180_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Issue 14 part 3 and issue 18's SIGTERM fault: the real service (src/main.ts) in a child
+ * process, real signals. Agents ingest on keep-alive connections while the signal arrives; a
+ * request whose body is still arriving is in flight across it.
+ */
+describe('graceful shutdown of a running instance', () => {
+  const db = scratchDatabase();
+  let service: ServiceProcess | undefined;
+  /** The demo device's agent and three more enrolled beside it: one per ingest loop (each device has its own rate limit). */
+  let agents: { id: string; token: string }[] = [];
+  const ingestPath = (a: { id: string }) => `/api/v1/agents/${a.id}/elevation-requests`;
+  const headers = (a: { token: string }) => ({ 'content-type': 'application/json', authorization: `Bearer ${a.token}` });
+
+  const start = async () => {
+    service = await startService(db, { SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_LISTEN_MS: String(LISTEN_MS) });
+    if (!agents.length) {
+      const demo = demoAgent();
+      agents = [demo];
+      for (let i = 1; i < 4; i++) {
+        const a = { id: randomUUID(), token: `shutdown-test-agent-${randomUUID()}` };
+        await db.query(
+          `WITH d AS (INSERT INTO devices (org_id, site_id, hostname) SELECT org_id, site_id, $2 FROM devices WHERE id = (SELECT device_id FROM agents WHERE id = $1) RETURNING org_id, id)
+           INSERT INTO agents (id, org_id, device_id, token_hash) SELECT $3, org_id, id, $4 FROM d`,
+          [demo.id, `SHUTDOWN-WS-0${i}`, a.id, tokenHash(a.token)],
+        );
+        agents.push(a);
+      }
+    }
+    return service;
+  };
+
+  /**
+   * A password sign-in of the demo technician whose headers and first part of body are sent now;
+   * `finish` sends the rest and reads the answer.
+   */
+  const slowSignIn = (port: number): Promise<{ socket: Socket; finish(): Promise<string> }> =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({ email: 'admin@demo-msp.example', password: 'demo-password-123' });
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 40)}`,
+        );
+        let answer = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (c: string) => (answer += c));
+        const ended = new Promise<string>((res) => socket.on('close', () => res(answer)));
+        resolve({
+          socket,
+          finish: async () => {
+            socket.write(body.slice(40));
+            return ended;
+          },
+        });
+      });
+      socket.on('error', reject);
+    });
+
+  afterEach(async () => {
+    if (service && service.child.exitCode === null && service.child.signalCode === null) {
+      service.child.kill('SIGKILL');
+      await service.exited;
+    }
+    service = undefined;
+  });
+  afterAll(() => db.drop());
+
+  it(
+    'answers readiness 503 at once, finishes in-flight requests, stores every accepted prompt and exits 0 within the grace period',
+    async () => {
+      const s = await start();
+      const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
+      const accepted: string[] = [];
+      const statuses: number[] = [];
+      const errors: string[] = [];
+      let signalledAt = 0;
+      let pid = 10_000;
+      // Four agents ingesting back to back on kept-alive connections until the instance refuses connections.
+      const loop = async (a: { id: string; token: string }) => {
+        for (;;) {
+          try {
+            const res = await send({ port: s.port, method: 'POST', path: ingestPath(a), headers: headers(a), body: JSON.stringify(prompt({ pid: pid++ })), agent: keepAlive });
+            statuses.push(res.status);
+            if (res.status === 201) accepted.push((JSON.parse(res.body) as { id: string }).id);
+          } catch (err) {
+            errors.push((err as NodeJS.ErrnoException).code ?? String(err));
+            if (signalledAt) return;
+          }
+        }
+      };
+      const loops = Promise.all(agents.map(loop));
+      await sleep(1500);
+      const slow = await slowSignIn(s.port);
+      await sleep(500);
+
+      const acceptedBefore = accepted.length;
+      signalledAt = Date.now();
+      s.child.kill('SIGTERM');
+      await sleep(200);
+      const ready = await send({ port: s.port, method: 'GET', path: '/api/v1/health/ready' });
+      const live = await send({ port: s.port, method: 'GET', path: '/api/v1/health' });
+      // The request whose body was still arriving when the signal came completes.
+      await sleep(LISTEN_MS);
+      const slowAnswer = await slow.finish();
+      await loops;
+      const exit = await s.exited;
+      keepAlive.destroy();
+
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.body)).toMatchObject({ success: false, statusCode: 503, code: 'draining' });
+      expect(ready.headers.connection).toBe('close');
+      expect(live.status).toBe(200);
+      expect(slowAnswer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(slowAnswer).toMatch(/\r\nConnection: close\r\n/i);
+      // The demo technician has TOTP: the sign-in answers with the MFA challenge.
+      expect(JSON.parse(slowAnswer.slice(slowAnswer.indexOf('\r\n\r\n') + 4))).toMatchObject({ mfaRequired: true });
+
+      // Ingest went on during the listen window; every answer was an acceptance or the device rate limit, never a failure.
+      expect(acceptedBefore).toBeGreaterThan(40);
+      expect(accepted.length).toBeGreaterThan(acceptedBefore);
+      expect(statuses.filter((x) => x !== 201 && x !== 429)).toEqual([]);
+      // After the listener closed, new connections are refused (and nothing else went wrong).
+      expect(errors.every((e) => e === 'ECONNREFUSED' || e === 'ECONNRESET')).toBe(true);
+      expect(errors.length).toBeGreaterThan(0);
+
+      const ids = accepted;
+      const stored = await db.query<{ n: string }>(`SELECT count(*) AS n FROM elevation_requests WHERE id = ANY($1::uuid[])`, [ids]);
+      expect(Number(stored[0].n)).toBe(ids.length);
+
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(exit.at - signalledAt).toBeLessThan(GRACE_MS);
+      const output = s.output();
+      expect(output).toContain('"context":"Shutdown"');
+      expect(output).not.toContain('Called end on pool more than once');
+      expect(output).not.toMatch(/"level":(50|60)/);
+    },
+    BOOT_MS + 60_000,
+  );
+
+  it(
+    'exits at once with a failure code when a second SIGTERM arrives during the drain',
+    async () => {
+      const s = await start();
+      // A request that never completes holds the drain open until the grace period ends.
+      const stuck = await slowSignIn(s.port);
+      s.child.kill('SIGTERM');
+      await sleep(LISTEN_MS + 500);
+      expect(s.child.exitCode).toBeNull();
+      const second = Date.now();
+      s.child.kill('SIGTERM');
+      const exit = await s.exited;
+      stuck.socket.destroy();
+
+      expect(exit.code).toBe(143);
+      expect(exit.at - second).toBeLessThan(2000);
+      expect(s.output()).toContain('SIGTERM again while stopping: exiting at once');
+    },
+    BOOT_MS + 30_000,
+  );
+
+  it(
+    'closes idle keep-alive connections so they do not hold the stop until the grace period',
+    async () => {
+      const s = await start();
+      const keepAlive = new Agent({ keepAlive: true, maxSockets: 2 });
+      // Two connections left open and idle by a client that keeps them for reuse.
+      await Promise.all([0, 1].map(() => send({ port: s.port, method: 'GET', path: '/api/v1/health', agent: keepAlive })));
+      const signalled = Date.now();
+      s.child.kill('SIGTERM');
+      const exit = await s.exited;
+      keepAlive.destroy();
+
+      expect(exit.code).toBe(0);
+      // The listen window, then the stop itself: far from the grace period.
+      expect(exit.at - signalled).toBeLessThan(LISTEN_MS + 2500);
+    },
+    BOOT_MS + 30_000,
+  );
+});
