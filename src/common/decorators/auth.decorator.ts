@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiParam, ApiSecurity } from '@nestjs/swagger';
 import type { Principal } from '../principal';
 
 export const AUTH_META = 'auth:meta';
@@ -36,7 +36,11 @@ export const Public = (options: { transaction?: 'request' | 'none' } = {}) =>
 
 /** Agent bearer token bound to the device whose agent id is the :id path parameter. */
 export const AgentAuth = (options: { transaction?: 'request' | 'none' } = {}) =>
-  applyDecorators(SetMetadata(AUTH_META, { kind: 'agent', ...options } satisfies AuthMeta), ApiBearerAuth('agent'));
+  applyDecorators(
+    SetMetadata(AUTH_META, { kind: 'agent', ...options } satisfies AuthMeta),
+    ApiBearerAuth('agent'),
+    ApiParam({ name: 'id', description: "The agent id answered at enrolment; it must be the token's agent (else 401).", schema: { type: 'string', format: 'uuid' } }),
+  );
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
   return ctx.switchToHttp().getRequest().principal;

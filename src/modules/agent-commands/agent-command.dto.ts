@@ -1,5 +1,6 @@
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { NoNul } from '../tenancy/shared/text.util';
+import type { DateTime, Uuid } from '../../common/openapi/formats';
 
 export class CommandResultDto {
   @IsIn(['completed', 'failed']) status: 'completed' | 'failed';
@@ -8,11 +9,11 @@ export class CommandResultDto {
 }
 
 export class AgentCommandDto {
-  id: string;
+  id: Uuid;
   type: 'actuate_elevation' | 'revoke_elevation';
   /** actuate_elevation: { elevationRequestId, timeoutMs }; revoke_elevation: { elevationRequestId }. */
   payload: Record<string, unknown>;
-  createdAt: string;
+  createdAt: DateTime;
 }
 
 export class AgentCommandListDto {
@@ -21,6 +22,6 @@ export class AgentCommandListDto {
 
 export class CommandResultResponseDto {
   success: true;
-  commandId: string;
+  commandId: Uuid;
   status: 'completed' | 'failed';
 }

@@ -3,6 +3,7 @@ import { IsBoolean, IsIn, IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../tenancy/shared/pagination.dto';
 import type { ImportFormat, PhaseName } from './document/import-plan';
 import type { Counts, ImportReport } from './import-report';
+import type { DateTime, Int, Uuid } from '../../common/openapi/formats';
 
 const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
@@ -28,13 +29,13 @@ export class ImportPhaseDto {
   name: PhaseName;
   status: 'completed' | 'failed' | 'not_run';
   counts: Counts;
-  durationMs: number | null;
+  durationMs: Int | null;
 }
 
 export class ImportDto {
-  id: string;
+  id: Uuid;
   format: ImportFormat;
-  orgId: string | null;
+  orgId: Uuid | null;
   status: 'queued' | 'running' | 'completed' | 'failed';
   dryRun: boolean;
   overwrite: boolean;
@@ -42,15 +43,15 @@ export class ImportDto {
   phase: PhaseName | null;
   phases: ImportPhaseDto[];
   counts: Counts;
-  processedItems: number;
-  totalItems: number;
-  percent: number;
+  processedItems: Int;
+  totalItems: Int;
+  percent: Int;
   /** Held-back matches still waiting for acknowledgement. */
-  pendingMatches: number;
+  pendingMatches: Int;
   error: { phase: PhaseName | null; message: string } | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
+  createdAt: DateTime;
+  startedAt: DateTime | null;
+  finishedAt: DateTime | null;
 }
 
 export class ImportWithReportDto extends ImportDto {
@@ -70,18 +71,18 @@ export class ImportListDto {
 }
 
 export class ImportMatchDto {
-  id: string;
-  importId: string;
-  orgId: string;
+  id: Uuid;
+  importId: Uuid;
+  orgId: Uuid;
   sourceRef: string;
   externalId: string;
   /** The imported record as it would be written. */
   source: Record<string, unknown>;
-  candidateContactId: string | null;
+  candidateContactId: Uuid | null;
   reason: 'email' | 'name';
   status: 'pending' | 'merged' | 'created';
-  contactId: string | null;
-  resolvedAt: string | null;
+  contactId: Uuid | null;
+  resolvedAt: DateTime | null;
 }
 
 export class ImportMatchListDto {

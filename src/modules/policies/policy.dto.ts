@@ -1,6 +1,7 @@
 import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
 import type { OwnerScope } from '../content/shared/ownership.util';
 import { POLICY_TYPES, PolicyType } from './features/policy-feature.types';
+import type { DateTime, Int, Uuid } from '../../common/openapi/formats';
 
 export const TARGET_TYPES = ['partner', 'organization', 'site', 'device_group', 'device'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
@@ -43,27 +44,27 @@ export class CreateAssignmentDto {
 }
 
 export class PolicyAssignmentDto {
-  id: string;
-  policyId: string;
+  id: Uuid;
+  policyId: Uuid;
   targetType: TargetType;
-  targetId: string;
-  orgId: string | null;
-  priority: number;
-  createdAt: string;
+  targetId: Uuid;
+  orgId: Uuid | null;
+  priority: Int;
+  createdAt: DateTime;
 }
 
 export class PolicyDto {
-  id: string;
+  id: Uuid;
   scope: OwnerScope;
-  partnerId: string | null;
-  orgId: string | null;
+  partnerId: Uuid | null;
+  orgId: Uuid | null;
   type: PolicyType;
   name: string;
   description: string | null;
   enabled: boolean;
   features: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class PolicyWithAssignmentsDto extends PolicyDto {

@@ -1,6 +1,8 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { NoNul } from '../../tenancy/shared/text.util';
+import type { Uuid } from '../../../common/openapi/formats';
 
 const lowerCase = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);
 
@@ -21,6 +23,8 @@ export class ElevationIngestDto {
   @IsString() @Length(1, 1024) @NoNul() target_executable_path: string;
 
   /** SHA-256 of the file as 64 hexadecimal characters, either case; stored lower-case. */
+  // The check runs after lower-casing, so the wire accepts either case: say so (the derived pattern would not).
+  @ApiProperty({ pattern: '^[0-9a-fA-F]{64}$' })
   @Transform(lowerCase)
   @IsString()
   @Matches(/^[0-9a-f]{64}$/, { message: 'target_executable_hash must be a SHA-256 digest: 64 hexadecimal characters' })
@@ -39,6 +43,8 @@ export class ElevationIngestDto {
   @IsOptional() @IsString() @Length(1, 32_767) @NoNul() command_line?: string | null;
 
   /** When the agent saw the prompt (ISO 8601 with an offset). Kept as metadata only: time windows use the server's clock. */
+  // JSON Schema patterns have no flags: WITH_ZONE with its `i` spelt out.
+  @ApiProperty({ pattern: '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})$' })
   @IsOptional()
   @IsISO8601({ strict: true })
   @Matches(WITH_ZONE, { message: 'observed_at must be an ISO 8601 date-time with a zone offset' })
@@ -47,7 +53,7 @@ export class ElevationIngestDto {
 
 export class ElevationIngestResultDto {
   /** null when an ignore rule matched: nothing was recorded. */
-  id: string | null;
+  id: Uuid | null;
   status: 'pending' | 'auto_approved' | 'denied' | 'ignored';
 }
 

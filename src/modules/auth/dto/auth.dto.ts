@@ -1,4 +1,5 @@
 import { IsEmail, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import type { Email, Int, Uuid } from '../../../common/openapi/formats';
 
 export class LoginDto {
   @IsEmail() @MaxLength(255) email: string;
@@ -42,7 +43,7 @@ export class ChangePasswordDto {
 export class TokenPairDto {
   accessToken: string;
   refreshToken: string;
-  expiresInSeconds: number;
+  expiresInSeconds: Int;
 }
 
 export class MfaChallengeDto {
@@ -62,6 +63,6 @@ export class SuccessMessageDto {
 
 export class MeDto {
   success: true;
-  user: { id: string; email: string; name: string; mfaEnabled: boolean };
-  session: { scope: string; orgId: string | null; partnerId: string | null; mfa: boolean; permissions: string[] };
+  user: { id: Uuid; email: Email; name: string; mfaEnabled: boolean };
+  session: { scope: string; orgId: Uuid | null; partnerId: Uuid | null; mfa: boolean; permissions: string[] };
 }

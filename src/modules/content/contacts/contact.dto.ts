@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsObject, IsOptional, IsString, IsUUID, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
 import { CONTACT_LIMITS, PHONE_TYPES, PhoneType } from './contact-fields.util';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export class ContactPhoneDto {
   @IsIn(PHONE_TYPES) type: PhoneType;
@@ -36,17 +37,17 @@ export class ListContactsQueryDto extends PageQueryDto {
 }
 
 export class ContactDto {
-  id: string;
-  orgId: string;
-  siteId: string | null;
+  id: Uuid;
+  orgId: Uuid;
+  siteId: Uuid | null;
   name: string;
   email: string | null;
   phones: ContactPhoneDto[];
   title: string | null;
   notes: string | null;
   externalId: string | null;
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class ContactResponseDto {

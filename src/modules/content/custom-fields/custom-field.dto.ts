@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import type { OwnerScope } from '../shared/ownership.util';
 import { CUSTOM_FIELD_KEY, CUSTOM_FIELD_LIMITS, CUSTOM_FIELD_TYPES, CustomFieldType, CustomFieldValue } from './custom-field-value.util';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export class CustomFieldValidationDto {
   /** text fields: maximum length, 1 to 10,000. */
@@ -40,18 +41,18 @@ export class ListCustomFieldsQueryDto {
 }
 
 export class CustomFieldDto {
-  id: string;
+  id: Uuid;
   scope: OwnerScope;
-  partnerId: string | null;
-  orgId: string | null;
+  partnerId: Uuid | null;
+  orgId: Uuid | null;
   key: string;
   name: string;
   description: string | null;
   type: CustomFieldType;
   options: string[];
   validation: CustomFieldValidationDto;
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class CustomFieldResponseDto {
@@ -70,12 +71,12 @@ export class SetCustomFieldValueDto {
 }
 
 export class DeviceCustomFieldValueDto {
-  definitionId: string;
+  definitionId: Uuid;
   key: string;
   name: string;
   type: CustomFieldType;
   value: CustomFieldValue;
-  updatedAt: string;
+  updatedAt: DateTime;
 }
 
 export class DeviceCustomFieldValueResponseDto {
@@ -85,6 +86,6 @@ export class DeviceCustomFieldValueResponseDto {
 
 export class DeviceCustomFieldValuesDto {
   success: true;
-  deviceId: string;
+  deviceId: Uuid;
   values: DeviceCustomFieldValueDto[];
 }

@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, Is
 import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
 import type { OwnerScope } from '../shared/ownership.util';
 import { PARAMETER_TYPES, ParameterType, RUN_AS, RunAs, SCRIPT_LANGUAGES, SCRIPT_LIMITS, ScriptLanguage, SEVERITIES, Severity } from './script-shape.util';
+import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 export class ScriptParameterDto {
   /** Letters, digits and _, not starting with a digit; unique (ignoring case) within the script. */
@@ -56,20 +57,20 @@ export class ListScriptsQueryDto extends PageQueryDto {
 }
 
 export class ScriptSummaryDto {
-  id: string;
+  id: Uuid;
   availability: OwnerScope;
-  partnerId: string | null;
-  orgId: string | null;
+  partnerId: Uuid | null;
+  orgId: Uuid | null;
   name: string;
   description: string | null;
   category: string;
   language: ScriptLanguage;
   runAs: RunAs;
-  timeoutSeconds: number;
+  timeoutSeconds: Int;
   parameters: ScriptParameterDto[];
   exitCodeSeverityMapping: ExitCodeSeverityDto[];
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class ScriptDto extends ScriptSummaryDto {

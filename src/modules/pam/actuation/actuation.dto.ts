@@ -1,4 +1,5 @@
 import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import type { Uuid } from '../../../common/openapi/formats';
 
 export class ActuateElevationDto {
   /** An approved elevation request of this device. */
@@ -10,6 +11,6 @@ export class ActuateElevationDto {
 export class ActuationResultDto {
   success: true;
   /** The queued actuate_elevation command. */
-  commandId: string;
-  elevationRequestId: string;
+  commandId: Uuid;
+  elevationRequestId: Uuid;
 }

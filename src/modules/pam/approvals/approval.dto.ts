@@ -1,6 +1,7 @@
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
 import { NoNul } from '../../tenancy/shared/text.util';
 import type { FlowType } from '../rules/engine/rule.types';
+import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 export class DecideApprovalDto {
   @IsIn(['approve', 'deny']) decision: 'approve' | 'deny';
@@ -11,20 +12,20 @@ export class DecideApprovalDto {
 }
 
 export class ApprovalDto {
-  id: string;
-  elevationRequestId: string;
-  orgId: string;
-  deviceId: string;
+  id: Uuid;
+  elevationRequestId: Uuid;
+  orgId: Uuid;
+  deviceId: Uuid;
   deviceHostname: string | null;
   flowType: FlowType;
   subjectUsername: string | null;
   targetExecutablePath: string | null;
   targetExecutableSigner: string | null;
   toolName: string | null;
-  riskTier: number | null;
-  requestedAt: string;
+  riskTier: Int | null;
+  requestedAt: DateTime;
   /** After this the approval request can no longer be decided (410). */
-  expiresAt: string;
+  expiresAt: DateTime;
 }
 
 export class ApprovalListDto {
@@ -34,8 +35,8 @@ export class ApprovalListDto {
 
 export class DecideApprovalResultDto {
   success: true;
-  id: string;
-  elevationRequestId: string;
+  id: Uuid;
+  elevationRequestId: Uuid;
   status: 'approved' | 'denied';
 }
 
@@ -46,10 +47,10 @@ export class RegisterMobileDeviceDto {
 }
 
 export class MobileDeviceDto {
-  id: string;
+  id: Uuid;
   platform: 'ios' | 'android';
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class MobileDeviceResponseDto {

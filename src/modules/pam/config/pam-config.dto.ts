@@ -1,4 +1,5 @@
 import { IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import type { Int, Uuid } from '../../../common/openapi/formats';
 
 export const UNMATCHED_VERDICTS = ['require_approval', 'auto_deny'] as const;
 export type UnmatchedVerdict = (typeof UNMATCHED_VERDICTS)[number];
@@ -17,9 +18,9 @@ export class PutPamConfigDto {
 }
 
 export class PamConfigDto {
-  orgId: string;
+  orgId: Uuid;
   defaultUnmatchedVerdict: UnmatchedVerdict;
-  defaultApprovalDurationMinutes: number;
+  defaultApprovalDurationMinutes: Int;
 }
 
 export class PamConfigResponseDto {

@@ -1,6 +1,7 @@
 import { IsDefined, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
 import { NoNul } from '../../tenancy/shared/text.util';
 import type { ElevationStatus } from '../requests/elevation-request.types';
+import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 export class CreateJitRequestDto {
   @IsUUID() deviceId: string;
@@ -22,15 +23,15 @@ export class CreateToolActionDto {
 
 export class FlowRequestResultDto {
   success: true;
-  id: string;
+  id: Uuid;
   status: Extract<ElevationStatus, 'pending' | 'auto_approved' | 'denied'>;
   /** End of the elevation window when auto-approved; null otherwise. */
-  expiresAt: string | null;
+  expiresAt: DateTime | null;
 }
 
 export class ToolActionResultDto extends FlowRequestResultDto {
   toolName: string;
   /** null for a tool the registry does not know: only rules naming the tool, or the organization default, decide it. */
-  riskTier: number | null;
+  riskTier: Int | null;
   actionDigest: string;
 }

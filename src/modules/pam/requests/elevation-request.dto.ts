@@ -1,8 +1,10 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { NoNul } from '../../tenancy/shared/text.util';
 import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
 import { FLOW_TYPES, type FlowType } from '../rules/engine/rule.types';
 import { ELEVATION_STATUSES, type DecisionSource, type ElevationStatus, type PamEventType } from './elevation-request.types';
+import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 export class ListElevationRequestsQueryDto extends PageQueryDto {
   /** Current status; a request past its deadline counts as expired even before the sweeper has run. */
@@ -33,10 +35,10 @@ export class RevokeElevationRequestDto {
 }
 
 export class ElevationRequestDto {
-  id: string;
-  orgId: string;
-  siteId: string;
-  deviceId: string;
+  id: Uuid;
+  orgId: Uuid;
+  siteId: Uuid;
+  deviceId: Uuid;
   deviceHostname: string | null;
   siteName: string | null;
   flowType: FlowType;
@@ -44,21 +46,21 @@ export class ElevationRequestDto {
   subjectUsername: string | null;
   targetExecutablePath: string | null;
   targetExecutableSigner: string | null;
-  requestedAt: string;
+  requestedAt: DateTime;
   approvedByName: string | null;
   deniedByName: string | null;
   revokedByName: string | null;
   matchedPolicyName: string | null;
-  pamRuleId: string | null;
+  pamRuleId: Uuid | null;
   pamRuleName: string | null;
   /** Who decided: null while pending, and for a request the organization default decided. */
   decisionSource: DecisionSource | null;
   /** End of the elevation window; null when none was granted. */
-  expiresAt: string | null;
+  expiresAt: DateTime | null;
   /** ai_tool_action rows only. */
   toolName?: string | null;
   /** ai_tool_action rows only. */
-  riskTier?: number | null;
+  riskTier?: Int | null;
   /** ai_tool_action rows only: SHA-256 of the canonical JSON of the tool input. */
   actionDigest?: string | null;
 }
@@ -75,14 +77,14 @@ export class ActiveElevationListDto {
 }
 
 export class ElevationEventDto {
-  id: string;
+  id: Uuid;
   type: PamEventType;
   fromStatus: ElevationStatus | null;
   toStatus: ElevationStatus;
-  actorType: string;
-  actorId: string | null;
+  @ApiProperty({ enum: ['user', 'api_key', 'agent', 'system'] }) actorType: string;
+  actorId: Uuid | null;
   details: Record<string, unknown>;
-  createdAt: string;
+  createdAt: DateTime;
 }
 
 export class ElevationRequestDetailDto {
@@ -94,6 +96,6 @@ export class ElevationRequestDetailDto {
 
 export class ElevationTransitionResultDto {
   success: true;
-  id: string;
+  id: Uuid;
   status: ElevationStatus;
 }

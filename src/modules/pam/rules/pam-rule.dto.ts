@@ -1,4 +1,4 @@
-import { OmitType, PartialType } from '@nestjs/swagger';
+import { ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -23,6 +23,8 @@ import {
 } from 'class-validator';
 import { FLOW_TYPES, NEGATABLE_KEYS, PAM_VERDICTS, type FlowType, type NegatableKey, type PamVerdict } from './engine/rule.types';
 import { isValidTimeZone } from './engine/time-window.util';
+import { ELEVATION_STATUSES } from '../requests/elevation-request.types';
+import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 /** Leading and trailing spaces are never meaningful in names and criteria. */
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -120,20 +122,20 @@ export class PreviewPamRuleDto extends PamRuleCriteriaDto {
 export class PamTimeWindowOutDto {
   start: string;
   end: string;
-  days?: number[] | null;
+  days?: Int[] | null;
   timezone?: string | null;
 }
 
 export class PamRuleDto {
-  id: string;
-  orgId: string;
-  siteId: string | null;
+  id: Uuid;
+  orgId: Uuid;
+  siteId: Uuid | null;
   name: string;
   verdict: PamVerdict;
-  priority: number;
+  priority: Int;
   enabled: boolean;
   matchSigner: string | null;
-  matchSignerGroupId: string | null;
+  matchSignerGroupId: Uuid | null;
   matchHash: string | null;
   matchPathGlob: string | null;
   matchParentImage: string | null;
@@ -141,17 +143,17 @@ export class PamRuleDto {
   matchUser: string | null;
   matchAdGroup: string | null;
   matchToolName: string | null;
-  matchRiskTier: number | null;
+  matchRiskTier: Int | null;
   matchNegate: NegatableKey[] | null;
   timeWindow: PamTimeWindowOutDto | null;
-  approvalDurationMinutes: number | null;
+  approvalDurationMinutes: Int | null;
   /** True when the rule pins a risk tier its tool can no longer resolve to (it cannot match). */
   matchRiskTierStale: boolean;
   /** Tiers the rule's tool selector can resolve to; null when no tier is pinned or the tool is unknown. */
-  matchRiskTierValidTiers: number[] | null;
-  createdBy: string | null;
-  createdAt: string;
-  updatedAt: string;
+  matchRiskTierValidTiers: Int[] | null;
+  createdBy: Uuid | null;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class PamRuleResponseDto {
@@ -169,27 +171,27 @@ export class PamSuccessDto {
 }
 
 export class StatusBreakdownDto {
-  pending: number;
-  approved: number;
-  auto_approved: number;
-  denied: number;
-  expired: number;
-  revoked: number;
-  actuating: number;
+  pending: Int;
+  approved: Int;
+  auto_approved: Int;
+  denied: Int;
+  expired: Int;
+  revoked: Int;
+  actuating: Int;
 }
 
 export class PreviewSampleDto {
-  id: string;
-  requestedAt: string;
+  id: Uuid;
+  requestedAt: DateTime;
   flowType: FlowType;
-  status: string;
+  @ApiProperty({ enum: ELEVATION_STATUSES }) status: string;
 }
 
 export class PamRulePreviewDto {
   success: true;
-  totalMatched: number;
-  totalScanned: number;
-  windowDays: number;
+  totalMatched: Int;
+  totalScanned: Int;
+  windowDays: Int;
   /** True when the window holds more requests than the scan limit: only the newest were scanned. */
   truncated: boolean;
   statusBreakdown: StatusBreakdownDto;

@@ -2,6 +2,7 @@ import { OmitType, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { MAX_SIGNER_LENGTH, MAX_SIGNERS } from './signer-list.util';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const trimEach = ({ value }: { value: unknown }) =>
@@ -25,13 +26,13 @@ export class ListSignerGroupsQueryDto {
 }
 
 export class SignerGroupDto {
-  id: string;
-  orgId: string;
+  id: Uuid;
+  orgId: Uuid;
   name: string;
   description: string | null;
   signers: string[];
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class SignerGroupResponseDto {

@@ -1,5 +1,6 @@
 import { IsDefined, IsObject, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
+import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 export class CreateDynamicGroupDto {
   /** Required from partner-scope callers; an organization session defaults to its organization. */
@@ -25,14 +26,14 @@ export class ListDynamicGroupsQueryDto {
 }
 
 export class DynamicGroupDto {
-  id: string;
-  orgId: string;
-  siteId: string | null;
+  id: Uuid;
+  orgId: Uuid;
+  siteId: Uuid | null;
   name: string;
   filter: Record<string, unknown>;
-  memberCount: number;
-  createdAt: string;
-  updatedAt: string;
+  memberCount: Int;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class DynamicGroupResponseDto {
@@ -46,9 +47,9 @@ export class DynamicGroupListDto {
 }
 
 export class GroupMemberDto {
-  deviceId: string;
+  deviceId: Uuid;
   hostname: string;
-  siteId: string;
+  siteId: Uuid;
 }
 
 export class GroupMembersQueryDto extends PageQueryDto {}

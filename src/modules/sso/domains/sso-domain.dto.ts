@@ -1,4 +1,5 @@
 import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export class ClaimSsoDomainDto {
   /** A domain name; scheme, port, trailing dot and a leading `*.` are dropped, IDN becomes punycode. */
@@ -12,17 +13,17 @@ export class ListSsoDomainsQueryDto {
 }
 
 export class SsoDomainDto {
-  id: string;
-  orgId: string;
+  id: Uuid;
+  orgId: Uuid;
   domain: string;
   verified: boolean;
-  verifiedAt: string | null;
-  lastCheckedAt: string | null;
+  verifiedAt: DateTime | null;
+  lastCheckedAt: DateTime | null;
   /** Publish a TXT record with this name … */
   recordName: string;
   /** … holding this value. */
   recordValue: string;
-  createdAt: string;
+  createdAt: DateTime;
 }
 
 export class SsoDomainResponseDto {

@@ -1,5 +1,6 @@
+import type { Uuid } from '../../../common/openapi/formats';
 export class LinkableProviderDto {
-  id: string;
+  id: Uuid;
   name: string;
   /** Whether the signed-in account already has an identity at this provider. */
   linked: boolean;

@@ -6,6 +6,7 @@ import { MAX_IDP_METADATA_BYTES } from '../saml/metadata/idp-metadata-importer.s
 import { MAX_ALLOWED_DOMAINS_LENGTH, MAX_CERTIFICATE_LENGTH } from './provider-config.util';
 import { SSO_PROVIDER_STATUSES } from './sso-provider.types';
 import type { AttributeMapping, SsoProviderStatus, SsoProviderType } from './sso-provider.types';
+import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 /** An absolute http(s) URL. Whether it is acceptable to call (https, public address) is checked by the service. */
 function IsHttpUrl(options?: ValidationOptions): PropertyDecorator {
@@ -103,10 +104,10 @@ export class ListSsoProvidersQueryDto {
 }
 
 export class SsoProviderDto {
-  id: string;
+  id: Uuid;
   ownerScope: 'organization' | 'partner';
-  orgId: string | null;
-  partnerId: string | null;
+  orgId: Uuid | null;
+  partnerId: Uuid | null;
   name: string;
   type: SsoProviderType;
   status: SsoProviderStatus;
@@ -126,15 +127,15 @@ export class SsoProviderDto {
   forceAuthn: boolean;
   attributeMapping: AttributeMappingDto;
   autoProvision: boolean;
-  defaultRoleId: string | null;
+  defaultRoleId: Uuid | null;
   allowedDomains: string | null;
   enforceSSO: boolean;
   trustsIdpMfa: boolean;
   /** Configuration generation: bumped by every configuration or status change. */
-  generation: number;
-  createdBy: string | null;
-  createdAt: string;
-  updatedAt: string;
+  generation: Int;
+  createdBy: Uuid | null;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class SsoWarningDto {
@@ -208,7 +209,7 @@ export class SsoProviderTestDto {
 }
 
 export class SsoCheckProviderDto {
-  id: string;
+  id: Uuid;
   name: string;
   type: SsoProviderType;
 }

@@ -1,5 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
 import { NoNul } from '../shared/text.util';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export class CreateDeviceGroupDto {
   /** Owning organization; defaults to the caller's organization for organization-scope sessions. */
@@ -27,14 +28,14 @@ export class AddGroupMembersDto {
 }
 
 export class DeviceGroupDto {
-  id: string;
-  orgId: string;
-  siteId: string | null;
+  id: Uuid;
+  orgId: Uuid;
+  siteId: Uuid | null;
   name: string;
   /** Members the caller can see (a site-restricted caller sees only devices of their sites). */
-  deviceIds: string[];
-  createdAt: string;
-  updatedAt: string;
+  deviceIds: Uuid[];
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class DeviceGroupResponseDto {

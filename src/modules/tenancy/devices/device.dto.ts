@@ -1,6 +1,8 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
 import { NoNul } from '../shared/text.util';
 import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export const DEVICE_STATUSES = ['active', 'decommissioned'] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
@@ -33,18 +35,18 @@ export class UpdateDeviceDto {
 }
 
 export class DeviceDto {
-  id: string;
-  orgId: string;
-  siteId: string;
+  id: Uuid;
+  orgId: Uuid;
+  siteId: Uuid;
   hostname: string;
   osType: string | null;
-  status: string;
+  @ApiProperty({ enum: DEVICE_STATUSES }) status: string;
   /** The enrolled (not revoked) agent, if any. */
-  agentId: string | null;
-  enrolledAt: string | null;
-  lastSeenAt: string | null;
-  createdAt: string;
-  updatedAt: string;
+  agentId: Uuid | null;
+  enrolledAt: DateTime | null;
+  lastSeenAt: DateTime | null;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class DeviceResponseDto {
@@ -60,7 +62,7 @@ export class DeviceListDto {
 
 export class DeviceEnrollmentDto {
   success: true;
-  agentId: string;
+  agentId: Uuid;
   /** Shown once; only its hash is stored. The agent sends it as `Authorization: Bearer …`. */
   agentToken: string;
 }

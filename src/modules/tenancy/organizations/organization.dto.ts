@@ -1,22 +1,25 @@
-import { PartialType } from '@nestjs/swagger';
+import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { NoNul } from '../shared/text.util';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
+
+const ORGANIZATION_STATUSES = ['active', 'suspended'] as const;
 
 export class CreateOrganizationDto {
   /** 1 to 255 characters. */
   @IsString() @Length(1, 255) @NoNul() name: string;
-  @IsOptional() @IsIn(['active', 'suspended']) status?: 'active' | 'suspended';
+  @IsOptional() @IsIn(ORGANIZATION_STATUSES) status?: (typeof ORGANIZATION_STATUSES)[number];
 }
 
 export class UpdateOrganizationDto extends PartialType(CreateOrganizationDto) {}
 
 export class OrganizationDto {
-  id: string;
-  partnerId: string;
+  id: Uuid;
+  partnerId: Uuid;
   name: string;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
+  @ApiProperty({ enum: ORGANIZATION_STATUSES }) status: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class OrganizationResponseDto {

@@ -2,6 +2,7 @@ import { PickType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { NoNul } from '../shared/text.util';
 import { IsPermission } from './permission-set.util';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export const ROLE_SCOPES = ['organization', 'partner'] as const;
 export type RoleScope = (typeof ROLE_SCOPES)[number];
@@ -25,14 +26,14 @@ export class ListRolesQueryDto {
 }
 
 export class RoleDto {
-  id: string;
+  id: Uuid;
   scope: RoleScope;
-  orgId: string | null;
-  partnerId: string | null;
+  orgId: Uuid | null;
+  partnerId: Uuid | null;
   name: string;
   permissions: string[];
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class RoleResponseDto {

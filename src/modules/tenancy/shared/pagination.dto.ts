@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import type { Int } from '../../../common/openapi/formats';
 
 export class PageQueryDto {
   /** 1-based page number. */
@@ -9,9 +10,9 @@ export class PageQueryDto {
 }
 
 export class PaginationDto {
-  page: number;
-  limit: number;
-  total: number;
+  page: Int;
+  limit: Int;
+  total: Int;
 }
 
 export class SuccessDto {

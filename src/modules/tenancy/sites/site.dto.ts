@@ -2,6 +2,7 @@ import { OmitType, PartialType } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { NoNul } from '../shared/text.util';
 import { IsIanaTimeZone } from './timezone.util';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export class CreateSiteDto {
   /** Owning organization; defaults to the caller's organization for organization-scope sessions. */
@@ -19,12 +20,12 @@ export class ListSitesQueryDto {
 }
 
 export class SiteDto {
-  id: string;
-  orgId: string;
+  id: Uuid;
+  orgId: Uuid;
   name: string;
   timezone: string;
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class SiteResponseDto {

@@ -1,12 +1,13 @@
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 export class InvitationDto {
-  id: string;
+  id: Uuid;
   /** The organization of an organization membership; null for a technician invitation. */
-  orgId: string | null;
+  orgId: Uuid | null;
   organizationName: string | null;
   /** The partner of a technician invitation; null for an organization membership. */
-  partnerId: string | null;
+  partnerId: Uuid | null;
   partnerName: string | null;
-  createdAt: string;
+  createdAt: DateTime;
 }
 
 export class InvitationListDto {

@@ -1,7 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateIf } from 'class-validator';
 import { NoNul } from '../shared/text.util';
 import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
+import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 /** A non-empty list of distinct site or organization ids. */
 const IdList = () => applyDecorators(IsArray(), ArrayMinSize(1), ArrayMaxSize(1000), ArrayUnique(), IsUUID('all', { each: true }));
@@ -59,36 +61,36 @@ export class CreatePartnerMembershipDto {
 }
 
 export class MembershipDto {
-  orgId: string;
-  roleId: string;
+  orgId: Uuid;
+  roleId: Uuid;
   /** null: every site of the organization. */
-  siteIds: string[] | null;
-  createdAt: string;
+  siteIds: Uuid[] | null;
+  createdAt: DateTime;
 }
 
 export class PartnerMembershipDto {
-  partnerId: string;
-  roleId: string;
+  partnerId: Uuid;
+  roleId: Uuid;
   orgAccess: 'all' | 'selected';
   /** The organizations granted when orgAccess is selected; null for all. */
-  orgIds: string[] | null;
+  orgIds: Uuid[] | null;
   /** null: every site of the organizations granted. */
-  siteIds: string[] | null;
-  createdAt: string;
+  siteIds: Uuid[] | null;
+  createdAt: DateTime;
 }
 
 export class UserDto {
-  id: string;
+  id: Uuid;
   email: string;
   name: string;
-  status: string;
+  @ApiProperty({ enum: ['active', 'disabled'] }) status: string;
   mfaEnabled: boolean;
   /** Memberships in the organizations the caller can reach. */
   memberships: MembershipDto[];
   /** The partner membership, when the user is a technician of the caller's partner. */
   partnerMembership: PartnerMembershipDto | null;
-  createdAt: string;
-  updatedAt: string;
+  createdAt: DateTime;
+  updatedAt: DateTime;
 }
 
 export class UserResponseDto {
