@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { CLS_REQ, ClsService } from 'nestjs-cls';
+import { DrainState } from '../health/drain-state';
 import { AfterResponseService } from './after-response.service';
 
 /** A ClsService stand-in holding one request whose response is an event emitter. */
@@ -59,5 +60,29 @@ describe('AfterResponseService', () => {
     expect(second).toHaveBeenCalledTimes(1);
     expect(error).toHaveBeenCalledWith('second failed: smtp down');
     error.mockRestore();
+  });
+
+  it('stops waiting for unfinished tasks at the graceful stop\'s deadline', async () => {
+    const drain = new DrainState();
+    const service = new AfterResponseService(clsWith(null), drain);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    service.schedule('hangs', () => new Promise<void>(() => undefined));
+    await turn();
+    drain.start(50);
+    const started = Date.now();
+    await service.beforeApplicationShutdown();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(warn).toHaveBeenCalledWith('Stopping with 1 after-response task(s) unfinished');
+    warn.mockRestore();
+  });
+
+  it('waits for tasks that finish before the deadline', async () => {
+    const drain = new DrainState();
+    const service = new AfterResponseService(clsWith(null), drain);
+    let done = false;
+    service.schedule('mail', () => new Promise<void>((r) => setTimeout(() => ((done = true), r()), 50)));
+    drain.start(5000);
+    await service.beforeApplicationShutdown();
+    expect(done).toBe(true);
   });
 });
