@@ -12,7 +12,7 @@ import { AppConfig } from './infra/config/app-config';
 import { ConfigModule } from './infra/config/config.module';
 import { CryptoModule } from './infra/crypto/crypto.module';
 import { DatabaseModule } from './infra/database/database.module';
-import { pinoOptions } from './infra/logging/logging';
+import { loggerModuleParams } from './infra/logging/logging';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { AuthGuard } from './common/guards/auth.guard';
 import { AppThrottlerGuard } from './common/guards/app-throttler.guard';
@@ -50,7 +50,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot({ pinoHttp: pinoOptions(config) }),
+        LoggerModule.forRoot(loggerModuleParams(config)),
         CryptoModule,
         DatabaseModule.forRoot(databaseAppUrl),
         ClsModule.forRoot({
