@@ -98,6 +98,23 @@ export function registerWithOp(op: OidcOpHandle, callbackUrl = CALLBACK_URL): Pr
   });
 }
 
+/**
+ * SQL for the administrator recorded as a provider's configurer when a test does not name one: a
+ * `*` administrator of the owner (an organization member first, else an all-organization
+ * technician), so that sign-in admits every account of the owner. `$2` is the organization id and
+ * `$3` the partner id of the insert.
+ */
+export function configurerSql(param: string): string {
+  return `coalesce(${param}::uuid, (
+       SELECT x.u FROM (
+         SELECT m.user_id AS u, 0 AS rank FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
+          WHERE m.org_id = $2 AND '*' = ANY (r.permissions)
+         UNION ALL
+         SELECT pm.user_id, 1 FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+          WHERE pm.partner_id = coalesce($3, (SELECT o.partner_id FROM organizations o WHERE o.id = $2)) AND pm.org_access = 'all' AND '*' = ANY (r.permissions)
+       ) x ORDER BY x.rank LIMIT 1))`;
+}
+
 /** `query` runs as the owner of the app's database (the shared test database unless given). */
 export async function insertProvider(t: Pick<TestApp, 'app'>, p: ProviderInput, query: (sql: string, params: unknown[]) => Promise<unknown> = ownerQuery): Promise<string> {
   const id = randomUUID();
@@ -108,14 +125,7 @@ export async function insertProvider(t: Pick<TestApp, 'app'>, p: ProviderInput, 
        userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains, enforce_sso,
        trusts_idp_mfa, created_at, updated_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, coalesce($22::timestamptz, now()),
-       coalesce($23::uuid, (
-       SELECT x.u FROM (
-         SELECT m.user_id AS u, 0 AS rank FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
-          WHERE m.org_id = $2 AND '*' = ANY (r.permissions)
-         UNION ALL
-         SELECT pm.user_id, 1 FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-          WHERE pm.partner_id = coalesce($3, (SELECT o.partner_id FROM organizations o WHERE o.id = $2)) AND pm.org_access = 'all' AND '*' = ANY (r.permissions)
-       ) x ORDER BY x.rank LIMIT 1)))`,
+       ${configurerSql('$23')})`,
     [
       id,
       p.orgId ?? null,

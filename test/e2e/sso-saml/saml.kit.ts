@@ -9,7 +9,7 @@ import request from 'supertest';
 import { SignedXml } from 'xml-crypto';
 import { BuildResponseOptions, decodeSamlResponse, parseAuthnRequest, ParsedAuthnRequest, TestSamlIdp } from '../../support/idp/saml-idp';
 import { ownerQuery, TestApp } from '../../support/test-app';
-import { freshIp } from '../sso-login/sso-login.kit';
+import { configurerSql, freshIp } from '../sso-login/sso-login.kit';
 
 export const ACS_PATH = '/api/v1/sso/saml/acs';
 export const ACS_URL = `http://localhost:3000${ACS_PATH}`;
@@ -49,14 +49,7 @@ export async function insertSamlProvider(p: SamlProviderInput): Promise<string> 
     `INSERT INTO sso_providers (id, org_id, partner_id, name, type, status, entity_id, sso_url, certificate, name_id_format, force_authn,
        attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains, enforce_sso, trusts_idp_mfa, created_at, updated_by)
      VALUES ($1, $2, $3, $4, 'saml', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, coalesce($18::timestamptz, now()),
-       coalesce($19::uuid, (
-       SELECT x.u FROM (
-         SELECT m.user_id AS u, 0 AS rank FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
-          WHERE m.org_id = $2 AND '*' = ANY (r.permissions)
-         UNION ALL
-         SELECT pm.user_id, 1 FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-          WHERE pm.partner_id = coalesce($3, (SELECT o.partner_id FROM organizations o WHERE o.id = $2)) AND pm.org_access = 'all' AND '*' = ANY (r.permissions)
-       ) x ORDER BY x.rank LIMIT 1)))`,
+       ${configurerSql('$19')})`,
     [
       id,
       p.orgId ?? null,
