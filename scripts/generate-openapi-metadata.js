@@ -29,6 +29,11 @@ const FORMAT_ALIASES = {
   Int: { type: 'integer' },
 };
 
+/** `unknown`: any JSON value except null (a DTO that accepts null says `| null`). */
+const ANY_JSON = {
+  oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: {} }, { type: 'object', additionalProperties: true }],
+};
+
 /** Nested interfaces deeper than this are left as plain objects (none is today). */
 const MAX_DEPTH = 8;
 
@@ -144,7 +149,7 @@ function membersSchema(members, node, checker, depth, whole = members[0]) {
   if (t.flags & ts.TypeFlags.StringLike) return { type: 'string', ...alias };
   if (t.flags & ts.TypeFlags.NumberLike) return { type: 'number', ...alias };
   if (t.flags & ts.TypeFlags.BooleanLike) return { type: 'boolean' };
-  if (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return {};
+  if (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return ANY_JSON;
   if (checker.isArrayType(t) || checker.isTupleType(t)) {
     const [element] = checker.getTypeArguments(t);
     return { type: 'array', items: element ? typeSchema(element, elementNode(node), checker, depth + 1) : {} };
@@ -168,8 +173,8 @@ function membersSchema(members, node, checker, depth, whole = members[0]) {
       if (required.length) schema.required = required;
     }
     if (index.length) {
-      const value = typeSchema(index[0].type, undefined, checker, depth + 1);
-      schema.additionalProperties = Object.keys(value).length ? value : true;
+      const value = index[0].type;
+      schema.additionalProperties = value.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown) ? true : typeSchema(value, undefined, checker, depth + 1);
     } else if (!properties.length) {
       schema.additionalProperties = true;
     }

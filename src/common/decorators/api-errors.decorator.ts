@@ -40,3 +40,16 @@ export const ApiRedirect = (to: string) =>
       },
     }),
   );
+
+export const API_BODY_CONTENT_META = 'openapi:body-content';
+
+/**
+ * A request body whose schema depends on its media type (swagger's @ApiBody gives every type one
+ * schema). The document writes `requestBody.content` from it; `schemas` are added to
+ * `components.schemas`, for the content to refer to (`{ $ref: '#/components/schemas/Name' }`).
+ */
+export const ApiBodyContent = (
+  description: string,
+  content: Record<string, Record<string, unknown>>,
+  schemas: Record<string, Record<string, unknown>> = {},
+): MethodDecorator => SetMetadata(API_BODY_CONTENT_META, { description, content, schemas });

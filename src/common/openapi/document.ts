@@ -4,10 +4,10 @@ import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { API_ERRORS_META, type ApiErrorCodes } from '../decorators/api-errors.decorator';
+import { API_BODY_CONTENT_META, API_ERRORS_META, type ApiErrorCodes } from '../decorators/api-errors.decorator';
 import { AUTH_META, type AuthMeta } from '../decorators/auth.decorator';
 import { ERROR_BODY_SCHEMA } from '../errors/error-body.schema';
-import { addSharedResponses, documentErrors, type RouteFacts } from './error-responses';
+import { addSharedResponses, documentErrors, sharedCodesMarkdown, type RouteFacts } from './error-responses';
 import { validationSchemas, type SchemaPart } from './validation-schema';
 
 type Json = Record<string, unknown>;
@@ -77,23 +77,32 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
         for (const source of [Reflect.getMetadata(API_ERRORS_META, cls), Reflect.getMetadata(API_ERRORS_META, handler)] as (ApiErrorCodes | undefined)[]) {
           for (const [status, codes] of Object.entries(source ?? {})) declared[Number(status)] = [...new Set([...(declared[Number(status)] ?? []), ...(codes ?? [])])];
         }
+        const bodyContent = Reflect.getMetadata(API_BODY_CONTENT_META, handler) as RouteFacts['bodyContent'];
         const throttled = [handler, cls].some((target) => Reflect.getMetadataKeys(target).some((k) => typeof k === 'string' && k.startsWith('THROTTLER:LIMIT')));
-        facts.set(key, { auth: Reflect.getMetadata(AUTH_META, handler) ?? Reflect.getMetadata(AUTH_META, cls), throttled, declared, uuidParams: uuidParams(cls, method) });
+        facts.set(key, { auth: Reflect.getMetadata(AUTH_META, handler) ?? Reflect.getMetadata(AUTH_META, cls), throttled, declared, ...argumentFacts(cls, method), bodyContent });
       }
     }
   }
   return facts;
 }
 
-/** The path and query parameters a handler reads through ParseUUIDPipe (UuidParam, UuidQuery). */
-function uuidParams(cls: Function, method: string): RouteFacts['uuidParams'] {
-  const args: Record<string, { data?: unknown; pipes?: unknown[] }> = Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, method) ?? {};
-  const out: RouteFacts['uuidParams'] = { path: [], query: [] };
+/**
+ * What a handler's arguments say: the path and query parameters it reads through ParseUUIDPipe
+ * (UuidParam, UuidQuery), and whether the validation pipe checks its body and query (a DTO class;
+ * a bare value or an interface is passed through unchecked).
+ */
+function argumentFacts(cls: Function, method: string): Pick<RouteFacts, 'uuidParams' | 'validates'> {
+  const args: Record<string, { index: number; data?: unknown; pipes?: unknown[] }> = Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, method) ?? {};
+  const types: unknown[] = Reflect.getMetadata('design:paramtypes', cls.prototype, method) ?? [];
+  const out: Pick<RouteFacts, 'uuidParams' | 'validates'> = { uuidParams: { path: [], query: [] }, validates: { body: false, query: false } };
   for (const [key, arg] of Object.entries(args)) {
     const kind = Number(key.split(':')[0]);
-    if (typeof arg.data !== 'string' || !arg.pipes?.some((p) => p instanceof ParseUUIDPipe)) continue;
-    if (kind === RouteParamtypes.PARAM) out.path.push(arg.data);
-    if (kind === RouteParamtypes.QUERY) out.query.push(arg.data);
+    const uuid = typeof arg.data === 'string' && !!arg.pipes?.some((p) => p instanceof ParseUUIDPipe);
+    const dto = arg.data === undefined && typeof types[arg.index] === 'function' && ![Object, String, Number, Boolean, Array].includes(types[arg.index] as never);
+    if (kind === RouteParamtypes.PARAM && uuid) out.uuidParams.path.push(arg.data as string);
+    if (kind === RouteParamtypes.QUERY && uuid) out.uuidParams.query.push(arg.data as string);
+    if (kind === RouteParamtypes.QUERY && (uuid || dto)) out.validates.query = true;
+    if (kind === RouteParamtypes.BODY && dto) out.validates.body = true;
   }
   return out;
 }
@@ -109,9 +118,12 @@ export async function buildOpenApiDocument(app: INestApplication, metadata: Plug
     .setTitle('RMM identity and privileged access API')
     .setDescription(
       'SSO (OIDC, SAML), login branding, tenancy administration and privileged-access elevation. ' +
-        'Every error has the body `ErrorBody`; each operation lists its error statuses and their `code`s. ' +
         'Authenticate with a bearer JWT (from /auth/login or /sso/exchange), an API key (`Bearer sk_…`), ' +
-        'or, for agent routes, the agent token issued at enrolment.',
+        'or, for agent routes, the agent token issued at enrolment.\n\n' +
+        'Every error has the body `ErrorBody`; each operation lists its error statuses and, for each, the `code`s it answers ' +
+        '(program against `code`; `error` is a sentence for people). The codes shared by many routes:\n\n' +
+        sharedCodesMarkdown() +
+        '\n\nThe other codes are explained in the operation that answers them.',
     )
     .setVersion('1')
     .addServer('/', 'This service')
@@ -131,6 +143,12 @@ export async function buildOpenApiDocument(app: INestApplication, metadata: Plug
       const route = op.operationId ? facts.get(op.operationId) : undefined;
       if (!route) throw new Error(`OpenAPI: no handler found for operation ${op.operationId}`);
       if (route.auth?.kind === 'public') op.security = [];
+      if (route.bodyContent) {
+        route.validates.body = true;
+        const { description, content, schemas } = route.bodyContent;
+        document.components = { ...document.components, schemas: { ...document.components?.schemas, ...schemas } };
+        op.requestBody = { required: true, description, content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])) };
+      }
       for (const param of op.parameters ?? []) {
         if (!('in' in param)) continue;
         const ids = param.in === 'path' ? route.uuidParams.path : param.in === 'query' ? route.uuidParams.query : [];
@@ -140,11 +158,25 @@ export async function buildOpenApiDocument(app: INestApplication, metadata: Plug
         // The plugin repeats the operation's description on its success answer: say what the status means instead.
         if (response && 'description' in response && response.description === op.description && SUCCESS_TEXT[status]) response.description = SUCCESS_TEXT[status];
       }
-      documentErrors(method, op as never, route);
+      documentErrors(method, op as never, route, bodyRefersToIds(document, op.requestBody));
     }
   }
   dropUnusedSchemas(document);
   return document;
+}
+
+/** Whether a JSON request body has a top-level property that is an id (`format: uuid`, or a list of them). */
+function bodyRefersToIds(document: OpenAPIObject, body: unknown): boolean {
+  const content = (body as { content?: Record<string, { schema?: Json }> } | undefined)?.content ?? {};
+  const resolve = (s: Json | undefined): Json | undefined => {
+    const ref = s?.$ref;
+    return typeof ref === 'string' ? (document.components?.schemas?.[ref.replace('#/components/schemas/', '')] as Json | undefined) : s;
+  };
+  return Object.entries(content).some(([type, media]) => {
+    if (!type.endsWith('json')) return false;
+    const properties = (resolve(media.schema)?.properties ?? {}) as Record<string, Json>;
+    return Object.values(properties).some((p) => p.format === 'uuid' || (p.items as Json | undefined)?.format === 'uuid');
+  });
 }
 
 /** Schemas nothing refers to (the empty `Object` the plugin emits for an untyped value). */

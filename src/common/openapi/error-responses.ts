@@ -13,6 +13,10 @@ export interface RouteFacts {
   declared: ApiErrorCodes;
   /** Path and query parameters read through a UUID pipe (a path id that is not one: 400 `invalid_id`). */
   uuidParams: { path: string[]; query: string[] };
+  /** The handler validates its body (a DTO class, or a document it checks itself) and its query (a DTO, or a UUID pipe). */
+  validates: { body: boolean; query: boolean };
+  /** A body whose schema depends on its media type (@ApiBodyContent). */
+  bodyContent?: { description: string; content: Record<string, Record<string, unknown>>; schemas: Record<string, Record<string, unknown>> };
 }
 
 const ERROR_BODY_REF = '#/components/schemas/ErrorBody';
@@ -52,6 +56,13 @@ const MEANING: Record<string, string> = {
   internal_error: 'an unexpected failure; the body carries only the request id',
 };
 
+/** The codes every route shares and what each means, for the document's description (each response lists its codes). */
+export function sharedCodesMarkdown(): string {
+  return Object.entries(MEANING)
+    .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+    .join('\n');
+}
+
 /** Responses shared by reference when an operation's codes for a status are exactly these. */
 const SHARED: Record<string, { status: number; codes: string[] }> = {
   Unauthenticated: { status: 401, codes: ['unauthenticated'] },
@@ -64,9 +75,8 @@ const SHARED: Record<string, { status: number; codes: string[] }> = {
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } };
 
 function errorResponse(status: number, codes: string[]): Json {
-  const listed = codes.map((c) => (MEANING[c] ? `\`${c}\`: ${MEANING[c]}` : `\`${c}\``)).join('; ');
   return {
-    description: `${STATUS_TEXT[status] ?? 'Error'}. ${listed}.`,
+    description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
     ...(status === 429 ? { headers: RETRY_AFTER } : {}),
     content: {
       'application/json': {
@@ -97,7 +107,7 @@ interface OperationLike {
  * body) and from its handler (auth decorator, rate limit), plus the codes it declares. Every
  * operation can also fail unexpectedly (500).
  */
-export function errorCodes(method: string, op: OperationLike, route: RouteFacts): Map<number, string[]> {
+export function errorCodes(method: string, op: OperationLike, route: RouteFacts, bodyIds = false): Map<number, string[]> {
   const codes = new Map<number, string[]>();
   const add = (status: number, ...list: string[]) => {
     const known = codes.get(status) ?? [];
@@ -111,12 +121,12 @@ export function errorCodes(method: string, op: OperationLike, route: RouteFacts)
   const content = Object.keys(op.requestBody?.content ?? {});
   const auth = route.auth;
 
-  if (content.length) add(400, 'validation_failed');
-  else if (query.length) add(400, 'validation_failed');
+  const validated = (content.length > 0 && route.validates.body) || (query.length > 0 && route.validates.query);
+  if (validated) add(400, 'validation_failed');
   if (content.some((c) => c.endsWith('json'))) add(400, 'invalid_json');
   if (content.length) add(400, 'invalid_body');
   if (pathParams.some((p) => route.uuidParams.path.includes(p.name))) add(400, 'invalid_id');
-  if (content.length || query.length) add(400, 'invalid_input');
+  if (validated) add(400, 'invalid_input');
   if (auth?.kind === 'user' || auth?.kind === 'agent') add(401, 'unauthenticated');
   if (auth?.kind === 'user') {
     if (auth.permission !== undefined && (!Array.isArray(auth.permission) || auth.permission.length)) add(403, 'forbidden');
@@ -124,7 +134,9 @@ export function errorCodes(method: string, op: OperationLike, route: RouteFacts)
     if (auth.partnerScope) add(403, 'partner_scope_required');
     if (auth.siteScope) add(403, 'site_access_denied');
   }
-  if (pathParams.length) add(404, 'not_found');
+  // An id in the path, or one the query or body refers to (an organization, a site, a role…): unknown or out of reach.
+  const queryIds = query.some((p) => p.schema?.format === 'uuid' || route.uuidParams.query.includes(p.name));
+  if (pathParams.length || (queryIds && route.validates.query) || (bodyIds && route.validates.body)) add(404, 'not_found');
   if (method !== 'get' && (auth?.kind === 'user' || auth?.kind === 'agent')) add(409, 'conflict');
   if (content.length) add(413, 'payload_too_large');
   if (content.length) add(415, 'unsupported_media_type');
@@ -135,9 +147,9 @@ export function errorCodes(method: string, op: OperationLike, route: RouteFacts)
 }
 
 /** Writes the error responses of one operation into it (by reference where one is shared). */
-export function documentErrors(method: string, op: OperationLike, route: RouteFacts): void {
+export function documentErrors(method: string, op: OperationLike, route: RouteFacts, bodyIds = false): void {
   const responses = (op.responses ??= {});
-  for (const [status, codes] of errorCodes(method, op, route)) {
+  for (const [status, codes] of errorCodes(method, op, route, bodyIds)) {
     const shared = Object.entries(SHARED).find(([, s]) => s.status === status && s.codes.length === codes.length && s.codes.every((c) => codes.includes(c)));
     responses[String(status)] = shared ? { $ref: `#/components/responses/${shared[0]}` } : errorResponse(status, codes);
   }

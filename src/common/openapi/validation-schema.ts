@@ -68,6 +68,7 @@ export const UNSTATED = new Set([
   'isHeadline',
   'whitelistValidation',
   'isNotEmpty',
+  'isOptional',
 ]);
 
 /** Whether a validator name is known to this file (stated as schema or deliberately not). */
@@ -106,10 +107,10 @@ export function validationSchemas(target: Function): Record<string, SchemaPart> 
   return out;
 }
 
-/** Every validator name used by any class class-validator knows (for the test that each one is a decision). */
-export function validatorNames(): Set<string> {
+/** Every validator name used by the classes `which` selects (for the test that each one is a decision). */
+export function validatorNames(which: (target: Function) => boolean): Set<string> {
   const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<Function, { name?: string; type: string }[]> };
   const names = new Set<string>();
-  for (const list of storage.validationMetadatas.values()) for (const m of list) names.add(m.name ?? m.type);
+  for (const [target, list] of storage.validationMetadatas) if (which(target)) for (const m of list) names.add(m.name ?? m.type);
   return names;
 }

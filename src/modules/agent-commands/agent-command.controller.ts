@@ -5,6 +5,7 @@ import { UuidParam } from '../../common/pipes/uuid.pipe';
 import type { Principal } from '../../common/principal';
 import { AgentCommandListDto, CommandResultDto, CommandResultResponseDto } from './agent-command.dto';
 import { AgentCommandService } from './agent-command.service';
+import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 
 @ApiTags('agents')
 @Controller('agents')
@@ -32,6 +33,7 @@ export class AgentCommandController {
   @Post(':id/commands/:commandId/result')
   @HttpCode(200)
   @AgentAuth()
+  @ApiErrors({ 409: ['command_already_reported'] })
   report(@CurrentPrincipal() principal: Principal, @UuidParam('commandId') commandId: string, @Body() dto: CommandResultDto): Promise<CommandResultResponseDto> {
     return this.commands.report(principal, commandId, dto);
   }

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, Post, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AgentAuth, CurrentPrincipal } from '../../common/decorators/auth.decorator';
 import type { Principal } from '../../common/principal';
 import { AgentSettingsService } from './agent-settings.service';
 import { ElevationIngestDto, ElevationIngestResultDto, PamSettingsDto } from './dto/elevation-ingest.dto';
 import { ElevationIngestService } from './elevation-ingest.service';
+import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 
 /**
  * Routes agents call with their own token; `:id` is the agent id and must be the token's
@@ -29,6 +30,9 @@ export class AgentController {
    */
   @Post('elevation-requests')
   @AgentAuth()
+  @ApiCreatedResponse({ description: 'Recorded: `status` is `pending`, `auto_approved` or `denied`.', type: ElevationIngestResultDto })
+  @ApiOkResponse({ description: 'An ignore rule matched and nothing was recorded: `{ id: null, status: "ignored" }`.', type: ElevationIngestResultDto })
+  @ApiErrors({ 403: ['device_decommissioned'], 429: ['rate_limited'] })
   async elevationRequest(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: ElevationIngestDto,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import { Auth, CurrentPrincipal, Public } from '../../common/decorators/auth.decorator';
 import { RateKey } from '../../common/decorators/rate-key.decorator';
@@ -21,6 +21,7 @@ import {
   SuccessMessageDto,
   TokenPairDto,
 } from './dto/auth.dto';
+import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 
 // Auth routes open their own system-context transactions, so a refusal can commit its audit row.
 const OWN_TX = { transaction: 'none' } as const;
@@ -44,6 +45,12 @@ export class AuthController {
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @RateKey((req) => `login:${req.ip}:${String(req.body?.email ?? '').toLowerCase()}`)
   @AuthRateLimits(LOGIN_PER_ADDRESS)
+  @ApiExtraModels(TokenPairDto, MfaChallengeDto)
+  @ApiOkResponse({
+    description: 'Signed in (the token pair), or, for an account with MFA, the challenge to complete at `POST /auth/mfa/verify`.',
+    schema: { oneOf: [{ $ref: getSchemaPath(TokenPairDto) }, { $ref: getSchemaPath(MfaChallengeDto) }] },
+  })
+  @ApiErrors({ 401: ['invalid_credentials'] })
   login(@Body() dto: LoginDto): Promise<TokenPairDto | MfaChallengeDto> {
     return this.auth.login(dto.email, dto.password);
   }
@@ -59,6 +66,7 @@ export class AuthController {
   @HttpCode(200)
   @Public(OWN_TX)
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
+  @ApiErrors({ 401: ['invalid_mfa_code', 'invalid_mfa_token'] })
   verifyMfa(@Body() dto: MfaVerifyDto): Promise<TokenPairDto> {
     return this.auth.verifyMfa(dto.mfaToken, dto.code);
   }
@@ -77,6 +85,7 @@ export class AuthController {
   @Auth(OWN_TX)
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
+  @ApiErrors({ 400: ['invalid_current_password'], 403: ['recent_sign_in_required', 'mfa_required', 'session_required'] })
   enrollMfa(@CurrentPrincipal() principal: Principal, @Body() dto: MfaEnrollDto): Promise<MfaEnrollmentDto> {
     return this.auth.enrollMfa(principal, dto.password);
   }
@@ -93,6 +102,7 @@ export class AuthController {
   @Auth(OWN_TX)
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @AuthRateLimits(MFA_ACTIVATE_PER_ACCOUNT)
+  @ApiErrors({ 400: ['mfa_not_enrolling'], 401: ['invalid_mfa_code'], 403: ['session_required'] })
   activateMfa(@CurrentPrincipal() principal: Principal, @Body() dto: MfaActivateDto): Promise<SuccessMessageDto> {
     return this.auth.activateMfa(principal, dto.code);
   }
@@ -106,6 +116,7 @@ export class AuthController {
   @Post('refresh')
   @HttpCode(200)
   @Public(OWN_TX)
+  @ApiErrors({ 401: ['invalid_refresh_token'] })
   refresh(@Body() dto: RefreshDto): Promise<TokenPairDto> {
     return this.auth.refresh(dto.refreshToken);
   }
@@ -142,6 +153,7 @@ export class AuthController {
   @HttpCode(200)
   @Public(OWN_TX)
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
+  @ApiErrors({ 400: ['invalid_reset_token'] })
   resetPassword(@Body() dto: ResetPasswordDto): Promise<SuccessMessageDto> {
     return this.auth.resetPassword(dto.token, dto.password);
   }
@@ -157,6 +169,7 @@ export class AuthController {
   @Auth(OWN_TX)
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
+  @ApiErrors({ 400: ['invalid_current_password'], 403: ['session_required'] })
   changePassword(@CurrentPrincipal() principal: Principal, @Body() dto: ChangePasswordDto): Promise<SuccessMessageDto> {
     return this.auth.changePassword(principal, dto.currentPassword, dto.newPassword);
   }

@@ -4,6 +4,7 @@ import { Auth, CurrentPrincipal } from '../../common/decorators/auth.decorator';
 import type { Principal } from '../../common/principal';
 import { BrandingService } from './branding.service';
 import { LoginBrandingResponseDto, ReplaceLoginBrandingDto } from './branding.dto';
+import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 
 @ApiTags('branding')
 @Controller('partners/me/login-branding')
@@ -18,6 +19,7 @@ export class BrandingController {
    */
   @Get()
   @Auth({ partnerScope: true })
+  @ApiErrors({ 403: ['partner_scope_required'] })
   get(@CurrentPrincipal() principal: Principal): Promise<LoginBrandingResponseDto> {
     return this.branding.get(principal);
   }
@@ -30,6 +32,7 @@ export class BrandingController {
    */
   @Put()
   @Auth({ partnerScope: true, permission: 'policies:write', mfa: true })
+  @ApiErrors({ 403: ['partner_scope_required'] })
   replace(@CurrentPrincipal() principal: Principal, @Body() dto: ReplaceLoginBrandingDto): Promise<LoginBrandingResponseDto> {
     return this.branding.replace(principal, dto);
   }

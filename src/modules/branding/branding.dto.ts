@@ -33,7 +33,7 @@ export class ReplaceLoginBrandingDto {
   @IsOptional() @Matches(/^#[0-9a-fA-F]{6}$/, { message: 'accentColor must be a #rrggbb hex colour' }) accentColor?: string | null;
 
   /** Free text, at most 120 characters; an empty string clears it. */
-  @ApiProperty({ maxLength: HEADLINE_MAX_CHARS }) @IsOptional() @IsHeadline() headline?: string | null;
+  @ApiProperty({ type: String, maxLength: HEADLINE_MAX_CHARS }) @IsOptional() @IsHeadline() headline?: string | null;
 }
 
 export class LoginBrandingDto {

@@ -1,9 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../common/decorators/auth.decorator';
 import { AppException } from '../../common/errors/app.exception';
 import { DrainState } from './drain-state';
+import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 
 @ApiTags('health')
 @Controller('health')
@@ -21,6 +22,7 @@ export class HealthController {
    */
   @Get()
   @Public({ transaction: 'none' })
+  @ApiOkResponse({ description: 'The process runs.', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] } })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -34,6 +36,7 @@ export class HealthController {
   @Get('ready')
   @Public({ transaction: 'none' })
   @HealthCheck()
+  @ApiErrors({ 503: ['draining'] })
   ready(): Promise<HealthCheckResult> {
     if (this.drain.draining) throw new AppException(503, 'draining', 'The instance is shutting down');
     return this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]);

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Auth, CurrentPrincipal } from '../../common/decorators/auth.decorator';
 import { UuidParam } from '../../common/pipes/uuid.pipe';
@@ -7,6 +7,12 @@ import type { Principal } from '../../common/principal';
 import { IMPORT_JSON_MEDIA_TYPE } from './import-body.middleware';
 import { AcknowledgeMatchDto, CreateImportQueryDto, ImportListDto, ImportMatchListDto, ImportMatchResponseDto, ImportResponseDto, ListImportsQueryDto } from './import.dto';
 import { ImportService } from './import.service';
+import { ApiBodyContent, ApiErrors } from '../../common/decorators/api-errors.decorator';
+import { toOpenApi30 } from '../../common/openapi/json-schema';
+import { interchangeJsonSchema } from './document/interchange.schema';
+
+/** The interchange document's published JSON Schema, as OpenAPI 3.0 says it. */
+const INTERCHANGE_SCHEMA = toOpenApi30(interchangeJsonSchema());
 
 /** Imports write across organizations in bulk (scripts and policies included), so starting one or acknowledging a match needs MFA. */
 @ApiTags('imports')
@@ -24,12 +30,13 @@ export class ImportController {
    */
   @Post()
   @HttpCode(202)
-  @ApiConsumes('application/json', IMPORT_JSON_MEDIA_TYPE, 'text/csv')
-  @ApiBody({
-    description: 'An interchange document (docs/import-format.md, JSON Schema docs/import-format.schema.json), or a CSV file of contacts or custom-field values.',
-    schema: { oneOf: [{ type: 'object' }, { type: 'string' }] },
-  })
+  @ApiBodyContent('An interchange document (docs/import-format.md, JSON Schema docs/import-format.schema.json), or a CSV file of contacts or custom-field values.', {
+    'application/json': { $ref: '#/components/schemas/InterchangeDocument' },
+    [IMPORT_JSON_MEDIA_TYPE]: { $ref: '#/components/schemas/InterchangeDocument' },
+    'text/csv': { type: 'string', description: 'A CSV file with a header row (docs/import-format.md); `type` says what the rows are.' },
+  }, { InterchangeDocument: INTERCHANGE_SCHEMA })
   @Auth({ permission: 'imports:write', mfa: true, transaction: 'none' })
+  @ApiErrors({ 403: ['partner_scope_required'] })
   create(@CurrentPrincipal() principal: Principal, @Query() query: CreateImportQueryDto, @Req() req: Request): Promise<ImportResponseDto> {
     return this.imports.create(principal, query, { contentType: (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase(), body: req.body });
   }
@@ -75,6 +82,7 @@ export class ImportController {
   @Post(':id/matches/:matchId/acknowledge')
   @HttpCode(200)
   @Auth({ permission: 'imports:write', mfa: true })
+  @ApiErrors({ 409: ['match_resolved', 'candidate_gone', 'external_id_taken'] })
   acknowledge(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,

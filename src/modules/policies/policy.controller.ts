@@ -15,6 +15,7 @@ import {
   UpdatePolicyDto,
 } from './policy.dto';
 import { PolicyService } from './policy.service';
+import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 
 /** Policy writes need MFA: they change the configuration of whole fleets. */
 @ApiTags('policies')
@@ -53,6 +54,7 @@ export class PolicyController {
    */
   @Post()
   @Auth({ permission: 'policies:write', mfa: true })
+  @ApiErrors({ 403: ['partner_scope_required'], 409: ['name_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreatePolicyDto): Promise<PolicyResponseDto> {
     return this.policies.create(principal, dto);
   }
@@ -64,6 +66,7 @@ export class PolicyController {
    */
   @Patch(':id')
   @Auth({ permission: 'policies:write', mfa: true })
+  @ApiErrors({ 403: ['partner_scope_required'], 409: ['name_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdatePolicyDto): Promise<PolicyResponseDto> {
     return this.policies.update(principal, id, dto);
   }
@@ -75,6 +78,7 @@ export class PolicyController {
    */
   @Delete(':id')
   @Auth({ permission: 'policies:write', mfa: true })
+  @ApiErrors({ 403: ['partner_scope_required'] })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.policies.delete(principal, id);
   }
@@ -99,6 +103,7 @@ export class PolicyController {
    */
   @Post(':id/assignments')
   @Auth({ permission: 'policies:write', mfa: true })
+  @ApiErrors({ 400: ['target_not_found', 'target_level_not_allowed'], 409: ['assignment_exists'] })
   assign(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: CreateAssignmentDto): Promise<AssignmentResponseDto> {
     return this.policies.assign(principal, id, dto);
   }

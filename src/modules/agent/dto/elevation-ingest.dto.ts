@@ -24,7 +24,7 @@ export class ElevationIngestDto {
 
   /** SHA-256 of the file as 64 hexadecimal characters, either case; stored lower-case. */
   // The check runs after lower-casing, so the wire accepts either case: say so (the derived pattern would not).
-  @ApiProperty({ pattern: '^[0-9a-fA-F]{64}$' })
+  @ApiProperty({ type: String, pattern: '^[0-9a-fA-F]{64}$' })
   @Transform(lowerCase)
   @IsString()
   @Matches(/^[0-9a-f]{64}$/, { message: 'target_executable_hash must be a SHA-256 digest: 64 hexadecimal characters' })
@@ -44,7 +44,7 @@ export class ElevationIngestDto {
 
   /** When the agent saw the prompt (ISO 8601 with an offset). Kept as metadata only: time windows use the server's clock. */
   // JSON Schema patterns have no flags: WITH_ZONE with its `i` spelt out.
-  @ApiProperty({ pattern: '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})$' })
+  @ApiProperty({ type: String, format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})$' })
   @IsOptional()
   @IsISO8601({ strict: true })
   @Matches(WITH_ZONE, { message: 'observed_at must be an ISO 8601 date-time with a zone offset' })

@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SuccessDto } from '../../tenancy/shared/pagination.dto';
 import { ContactListDto, ContactResponseDto, CreateContactDto, ListContactsQueryDto, UpdateContactDto } from './contact.dto';
 import { ContactService } from './contact.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('contacts')
 @Controller('contacts')
@@ -42,6 +43,7 @@ export class ContactController {
    */
   @Post()
   @Auth({ permission: 'contacts:write', siteScope: true })
+  @ApiErrors({ 400: ['site_not_in_organization'], 409: ['external_id_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateContactDto): Promise<ContactResponseDto> {
     return this.contacts.create(principal, dto);
   }
@@ -54,6 +56,7 @@ export class ContactController {
    */
   @Patch(':id')
   @Auth({ permission: 'contacts:write', siteScope: true })
+  @ApiErrors({ 400: ['site_not_in_organization'], 403: ['site_access_denied'], 409: ['external_id_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateContactDto): Promise<ContactResponseDto> {
     return this.contacts.update(principal, id, dto);
   }

@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SuccessDto } from '../../tenancy/shared/pagination.dto';
 import { CreateCustomFieldDto, CustomFieldListDto, CustomFieldResponseDto, ListCustomFieldsQueryDto, UpdateCustomFieldDto } from './custom-field.dto';
 import { CustomFieldService } from './custom-field.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('custom-fields')
 @Controller('custom-fields')
@@ -42,6 +43,7 @@ export class CustomFieldController {
    */
   @Post()
   @Auth({ permission: 'custom-fields:write' })
+  @ApiErrors({ 403: ['partner_scope_required'], 409: ['key_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateCustomFieldDto): Promise<CustomFieldResponseDto> {
     return this.fields.create(principal, dto);
   }
@@ -53,6 +55,7 @@ export class CustomFieldController {
    */
   @Patch(':id')
   @Auth({ permission: 'custom-fields:write' })
+  @ApiErrors({ 403: ['partner_scope_required'], 409: ['option_in_use'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateCustomFieldDto): Promise<CustomFieldResponseDto> {
     return this.fields.update(principal, id, dto);
   }
@@ -64,6 +67,7 @@ export class CustomFieldController {
    */
   @Delete(':id')
   @Auth({ permission: 'custom-fields:write' })
+  @ApiErrors({ 403: ['partner_scope_required'], 409: ['custom_field_in_use'] })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.fields.delete(principal, id);
   }

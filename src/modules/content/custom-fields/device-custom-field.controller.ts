@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SuccessDto } from '../../tenancy/shared/pagination.dto';
 import { CustomFieldValueService } from './custom-field-value.service';
 import { DeviceCustomFieldValueResponseDto, DeviceCustomFieldValuesDto, SetCustomFieldValueDto } from './custom-field.dto';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('custom-fields')
 @Controller('devices/:deviceId/custom-fields')
@@ -31,6 +32,7 @@ export class DeviceCustomFieldController {
    */
   @Put(':definitionId')
   @Auth({ permission: 'custom-fields:write' })
+  @ApiErrors({ 400: ['custom_field_not_applicable'] })
   set(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('deviceId') deviceId: string,

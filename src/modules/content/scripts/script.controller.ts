@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SuccessDto } from '../../tenancy/shared/pagination.dto';
 import { CreateScriptDto, ListScriptsQueryDto, ScriptListDto, ScriptResponseDto, UpdateScriptDto } from './script.dto';
 import { ScriptService } from './script.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 /** Script writes need MFA: scripts run on endpoints, by default as SYSTEM. */
 @ApiTags('scripts')
@@ -43,6 +44,7 @@ export class ScriptController {
    */
   @Post()
   @Auth({ permission: 'scripts:write', mfa: true })
+  @ApiErrors({ 403: ['partner_scope_required'], 409: ['name_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateScriptDto): Promise<ScriptResponseDto> {
     return this.scripts.create(principal, dto);
   }
@@ -54,6 +56,7 @@ export class ScriptController {
    */
   @Patch(':id')
   @Auth({ permission: 'scripts:write', mfa: true })
+  @ApiErrors({ 403: ['partner_scope_required'], 409: ['name_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateScriptDto): Promise<ScriptResponseDto> {
     return this.scripts.update(principal, id, dto);
   }
@@ -65,6 +68,7 @@ export class ScriptController {
    */
   @Delete(':id')
   @Auth({ permission: 'scripts:write', mfa: true })
+  @ApiErrors({ 403: ['partner_scope_required'] })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.scripts.delete(principal, id);
   }

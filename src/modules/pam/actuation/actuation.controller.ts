@@ -5,6 +5,7 @@ import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
 import { ActuateElevationDto, ActuationResultDto } from './actuation.dto';
 import { ActuationService } from './actuation.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('pam')
 @Controller('devices')
@@ -22,6 +23,7 @@ export class ActuationController {
    */
   @Post(':id/actuate-elevation')
   @Auth({ permission: 'devices:execute', mfa: true, siteScope: true })
+  @ApiErrors({ 400: ['device_decommissioned', 'flow_not_actuatable'], 403: ['pam_actuator_disabled'], 409: ['wrong_status', 'race_lost'] })
   actuate(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: ActuateElevationDto): Promise<ActuationResultDto> {
     return this.actuation.actuate(principal, id, dto);
   }

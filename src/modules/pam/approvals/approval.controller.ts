@@ -14,6 +14,7 @@ import {
 } from './approval.dto';
 import { ApprovalService } from './approval.service';
 import { MobileDeviceService } from './mobile-device.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('mobile approvals')
 @Controller()
@@ -31,6 +32,7 @@ export class ApprovalController {
    */
   @Post('mobile-devices')
   @Auth()
+  @ApiErrors({ 403: ['user_required'], 409: ['too_many_mobile_devices'] })
   register(@CurrentPrincipal() principal: Principal, @Body() dto: RegisterMobileDeviceDto): Promise<MobileDeviceResponseDto> {
     return this.phones.register(principal, dto);
   }
@@ -42,6 +44,7 @@ export class ApprovalController {
    */
   @Get('mobile-devices')
   @Auth()
+  @ApiErrors({ 403: ['user_required'] })
   listPhones(@CurrentPrincipal() principal: Principal): Promise<MobileDeviceListDto> {
     return this.phones.list(principal);
   }
@@ -49,6 +52,7 @@ export class ApprovalController {
   /** Removes one of the signed-in user's phones; it receives no more approval pushes. */
   @Delete('mobile-devices/:id')
   @Auth()
+  @ApiErrors({ 403: ['user_required'] })
   removePhone(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<MobileDeviceDeletedDto> {
     return this.phones.remove(principal, id);
   }
@@ -60,6 +64,7 @@ export class ApprovalController {
    */
   @Get('approvals')
   @Auth({ permission: 'devices:execute', siteScope: true })
+  @ApiErrors({ 403: ['user_required'] })
   list(@CurrentPrincipal() principal: Principal): Promise<ApprovalListDto> {
     return this.approvals.list(principal);
   }
@@ -74,6 +79,7 @@ export class ApprovalController {
   @Post('approvals/:id/decide')
   @HttpCode(200)
   @Auth({ permission: 'devices:execute', mfa: true, siteScope: true })
+  @ApiErrors({ 403: ['self_approval', 'user_required'], 409: ['already_decided'], 410: ['expired'] })
   decide(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: DecideApprovalDto): Promise<DecideApprovalResultDto> {
     return this.approvals.decide(principal, id, dto);
   }

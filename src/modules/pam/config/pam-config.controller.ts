@@ -4,6 +4,7 @@ import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorato
 import type { Principal } from '../../../common/principal';
 import { PamConfigQueryDto, PamConfigResponseDto, PutPamConfigDto } from './pam-config.dto';
 import { PamConfigService } from './pam-config.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('pam')
 @Controller('pam/config')
@@ -30,6 +31,7 @@ export class PamConfigController {
    */
   @Put()
   @Auth({ permission: 'devices:write', mfa: true })
+  @ApiErrors({ 403: ['site_access_denied'] })
   put(@CurrentPrincipal() principal: Principal, @Body() dto: PutPamConfigDto): Promise<PamConfigResponseDto> {
     return this.config.put(principal, dto);
   }

@@ -4,6 +4,7 @@ import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorato
 import type { Principal } from '../../../common/principal';
 import { CreateJitRequestDto, CreateToolActionDto, FlowRequestResultDto, ToolActionResultDto } from './flow.dto';
 import { FlowService } from './flow.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('pam')
 @Controller('pam')
@@ -18,6 +19,7 @@ export class FlowController {
    */
   @Post('jit-requests')
   @Auth({ permission: 'devices:execute', mfa: true, siteScope: true })
+  @ApiErrors({ 400: ['device_decommissioned'], 403: ['user_required'] })
   requestJit(@CurrentPrincipal() principal: Principal, @Body() dto: CreateJitRequestDto): Promise<FlowRequestResultDto> {
     return this.flows.requestJit(principal, dto);
   }
@@ -31,6 +33,7 @@ export class FlowController {
    */
   @Post('tool-actions')
   @Auth({ permission: 'devices:execute', siteScope: true })
+  @ApiErrors({ 400: ['device_decommissioned'] })
   requestToolAction(@CurrentPrincipal() principal: Principal, @Body() dto: CreateToolActionDto): Promise<ToolActionResultDto> {
     return this.flows.requestToolAction(principal, dto);
   }

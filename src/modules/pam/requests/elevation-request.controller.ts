@@ -13,6 +13,7 @@ import {
   RevokeElevationRequestDto,
 } from './elevation-request.dto';
 import { ElevationRequestService } from './elevation-request.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('pam')
 @Controller('pam')
@@ -63,6 +64,7 @@ export class ElevationRequestController {
   @Post('elevation-requests/:id/respond')
   @HttpCode(200)
   @Auth({ permission: 'devices:execute', mfa: true, siteScope: true })
+  @ApiErrors({ 403: ['self_approval'], 409: ['not_pending'] })
   respond(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: RespondElevationRequestDto): Promise<ElevationTransitionResultDto> {
     return this.requests.respond(principal, id, dto);
   }
@@ -76,6 +78,7 @@ export class ElevationRequestController {
   @Post('elevation-requests/:id/revoke')
   @HttpCode(200)
   @Auth({ permission: 'devices:execute', mfa: true, siteScope: true })
+  @ApiErrors({ 409: ['not_active'] })
   revoke(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: RevokeElevationRequestDto): Promise<ElevationTransitionResultDto> {
     return this.requests.revoke(principal, id, dto);
   }

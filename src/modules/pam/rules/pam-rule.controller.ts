@@ -15,6 +15,7 @@ import {
 } from './pam-rule.dto';
 import { PamRuleService } from './pam-rule.service';
 import { RulePreviewService } from './preview/rule-preview.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('pam')
 @Controller('pam/rules')
@@ -45,6 +46,7 @@ export class PamRuleController {
    */
   @Post()
   @Auth({ permission: 'devices:write', mfa: true, siteScope: true })
+  @ApiErrors({ 400: ['invalid_rule_shape', 'pam_rule_risk_tier_unreachable'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreatePamRuleDto): Promise<PamRuleResponseDto> {
     return this.rules.create(principal, dto);
   }
@@ -70,6 +72,7 @@ export class PamRuleController {
    */
   @Patch(':id')
   @Auth({ permission: 'devices:write', mfa: true, siteScope: true })
+  @ApiErrors({ 400: ['invalid_rule_shape', 'pam_rule_risk_tier_unreachable'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdatePamRuleDto): Promise<PamRuleResponseDto> {
     return this.rules.update(principal, id, dto);
   }

@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { PamSuccessDto } from '../rules/pam-rule.dto';
 import { CreateSignerGroupDto, ListSignerGroupsQueryDto, SignerGroupListDto, SignerGroupResponseDto, UpdateSignerGroupDto } from './signer-group.dto';
 import { SignerGroupService } from './signer-group.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('pam')
 @Controller('pam/signer-groups')
@@ -31,6 +32,7 @@ export class SignerGroupController {
    */
   @Post()
   @Auth({ permission: 'devices:write', mfa: true })
+  @ApiErrors({ 409: ['name_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateSignerGroupDto): Promise<SignerGroupResponseDto> {
     return this.groups.create(principal, dto);
   }
@@ -42,6 +44,7 @@ export class SignerGroupController {
    */
   @Patch(':id')
   @Auth({ permission: 'devices:write', mfa: true })
+  @ApiErrors({ 409: ['name_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateSignerGroupDto): Promise<SignerGroupResponseDto> {
     return this.groups.update(principal, id, dto);
   }
@@ -54,6 +57,7 @@ export class SignerGroupController {
    */
   @Delete(':id')
   @Auth({ permission: 'devices:write', mfa: true })
+  @ApiErrors({ 409: ['signer_group_in_use'] })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<PamSuccessDto> {
     return this.groups.delete(principal, id);
   }

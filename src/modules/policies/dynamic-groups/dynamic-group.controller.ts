@@ -14,6 +14,7 @@ import {
   UpdateDynamicGroupDto,
 } from './dynamic-group.dto';
 import { DynamicGroupService } from './dynamic-group.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 /** Dynamic device groups are policy targets, so they share the policies permissions (writes need MFA). */
 @ApiTags('policies')
@@ -62,6 +63,7 @@ export class DynamicGroupController {
    */
   @Post()
   @Auth({ permission: 'policies:write', mfa: true, siteScope: true })
+  @ApiErrors({ 400: ['site_not_in_organization'], 409: ['name_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateDynamicGroupDto): Promise<DynamicGroupResponseDto> {
     return this.groups.create(principal, dto);
   }
@@ -73,6 +75,7 @@ export class DynamicGroupController {
    */
   @Patch(':id')
   @Auth({ permission: 'policies:write', mfa: true, siteScope: true })
+  @ApiErrors({ 400: ['site_not_in_organization'], 409: ['name_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateDynamicGroupDto): Promise<DynamicGroupResponseDto> {
     return this.groups.update(principal, id, dto);
   }
@@ -84,6 +87,7 @@ export class DynamicGroupController {
    */
   @Delete(':id')
   @Auth({ permission: 'policies:write', mfa: true })
+  @ApiErrors({ 409: ['group_in_use'] })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.groups.delete(principal, id);
   }

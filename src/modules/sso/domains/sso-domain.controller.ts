@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SsoSuccessDto } from '../providers/sso-provider.dto';
 import { ClaimSsoDomainDto, ListSsoDomainsQueryDto, SsoDomainListDto, SsoDomainResponseDto } from './sso-domain.dto';
 import { SsoDomainService } from './sso-domain.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 const WRITE = { permission: 'organizations:write', mfa: true } as const;
 
@@ -34,6 +35,7 @@ export class SsoDomainController {
    */
   @Post()
   @Auth(WRITE)
+  @ApiErrors({ 409: ['domain_already_claimed'] })
   claim(@CurrentPrincipal() principal: Principal, @Body() dto: ClaimSsoDomainDto): Promise<SsoDomainResponseDto> {
     return this.domains.claim(principal, dto);
   }
@@ -47,6 +49,7 @@ export class SsoDomainController {
   @Post(':id/verify')
   @HttpCode(200)
   @Auth({ ...WRITE, transaction: 'none' }) // a DNS lookup: no transaction is held around it
+  @ApiErrors({ 400: ['domain_verification_failed'] })
   verify(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SsoDomainResponseDto> {
     return this.domains.verify(principal, id);
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Public } from '../../../common/decorators/auth.decorator';
@@ -9,9 +9,10 @@ import { LoginStartRateGuard } from './login-start-rate.guard';
 import type { StartedAttempt } from './oidc-login-starter.service';
 import { CallbackQuery, SsoCallbackService } from './sso-callback.service';
 import { SsoExchangeService } from './sso-exchange.service';
-import { SsoExchangeDto } from './sso-login.dto';
+import { REDIRECT_QUERY, SsoExchangeDto } from './sso-login.dto';
 import { SsoLoginService } from './sso-login.service';
 import { clearedStateCookieOptions, STATE_COOKIE, stateCookieOptions } from './state-cookie.util';
+import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
 
 // These routes call the IdP or open their own system-context transactions (refusals commit audit rows).
 const OWN_TX = { transaction: 'none' } as const;
@@ -40,6 +41,9 @@ export class SsoLoginController {
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
   @UseGuards(LoginStartRateGuard)
+  @ApiRedirect("to the partner's identity provider")
+  @ApiQuery(REDIRECT_QUERY)
+  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
   async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
     this.sendToIdp(res, await this.login.start({ partnerId }, redirect));
   }
@@ -57,6 +61,9 @@ export class SsoLoginController {
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
   @UseGuards(LoginStartRateGuard)
+  @ApiRedirect("to the organization's identity provider")
+  @ApiQuery(REDIRECT_QUERY)
+  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
   async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
     this.sendToIdp(res, await this.login.start({ orgId }, redirect));
   }
@@ -71,6 +78,10 @@ export class SsoLoginController {
    */
   @Get('callback')
   @Public(OWN_TX)
+  @ApiRedirect('back to the page the sign-in started from (`#ssoCode=…`), or to `/login?error=<code>`')
+  @ApiQuery({ name: 'code', required: false, description: "The identity provider's authorization code.", schema: { type: 'string' } })
+  @ApiQuery({ name: 'state', required: false, description: 'The state this service sent with the sign-in.', schema: { type: 'string' } })
+  @ApiQuery({ name: 'error', required: false, description: "The identity provider's error, when it refused.", schema: { type: 'string' } })
   async callback(@Query() query: CallbackQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.callbacks.handle(query, req.cookies?.[STATE_COOKIE]);
     if (result.clearStateCookie) res.clearCookie(STATE_COOKIE, clearedStateCookieOptions(this.login.secureCookies));
@@ -88,6 +99,7 @@ export class SsoLoginController {
   @HttpCode(200)
   @Public(OWN_TX)
   @Throttle({ default: { limit: 30, ttl: 60_000 } })
+  @ApiErrors({ 400: ['invalid_exchange_code'] })
   exchange(@Body() dto: SsoExchangeDto): Promise<TokenPairDto> {
     return this.exchanges.redeem(dto.code);
   }

@@ -1,5 +1,7 @@
 import { IsString, Length } from 'class-validator';
 import { LoginBrandingDto } from '../../branding/branding.dto';
+import type { ApiQueryOptions } from '@nestjs/swagger';
+import { MAX_REDIRECT_PATH_LENGTH } from './redirect-path.util';
 
 export class SsoExchangeDto {
   /** The one-time code from the `#ssoCode=` fragment of the post-login redirect. */
@@ -17,3 +19,11 @@ export class LoginContextDto {
   branding: LoginBrandingDto | null;
   partnerSso: PartnerSsoButtonDto | null;
 }
+
+/** The query parameter a login start reads to return the browser afterwards. */
+export const REDIRECT_QUERY: ApiQueryOptions = {
+  name: 'redirect',
+  required: false,
+  description: `A path on this origin (up to ${MAX_REDIRECT_PATH_LENGTH} characters) to return to after signing in; anything else is ignored and the browser returns to \`/\`.`,
+  schema: { type: 'string' },
+};

@@ -15,6 +15,7 @@ import {
   UpdateSsoProviderDto,
 } from './sso-provider.dto';
 import { SsoProviderService } from './sso-provider.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 const WRITE = { permission: 'organizations:write', mfa: true } as const;
 
@@ -67,6 +68,7 @@ export class SsoProviderController {
    */
   @Post('providers')
   @Auth({ ...WRITE, transaction: 'none' }) // may run OIDC discovery: no transaction is held across the network
+  @ApiErrors({ 400: ['invalid_default_role', 'invalid_endpoint', 'saml_metadata_invalid'], 403: ['privilege_escalation', 'partner_scope_required'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateSsoProviderDto): Promise<SsoProviderResponseDto> {
     return this.providers.create(principal, dto);
   }
@@ -80,6 +82,7 @@ export class SsoProviderController {
    */
   @Patch('providers/:id')
   @Auth({ ...WRITE, transaction: 'none' }) // may run OIDC discovery: no transaction is held across the network
+  @ApiErrors({ 400: ['discovery_failed', 'invalid_default_role', 'invalid_endpoint', 'saml_metadata_invalid'], 403: ['privilege_escalation'], 409: ['provider_changed'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateSsoProviderDto): Promise<SsoProviderResponseDto> {
     return this.providers.update(principal, id, dto);
   }
@@ -104,6 +107,7 @@ export class SsoProviderController {
   @Post('providers/:id/status')
   @HttpCode(200)
   @Auth(WRITE)
+  @ApiErrors({ 400: ['provider_incomplete'] })
   setStatus(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: SetSsoProviderStatusDto): Promise<SsoProviderResponseDto> {
     return this.providers.setStatus(id, dto.status, principal);
   }

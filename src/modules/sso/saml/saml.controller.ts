@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Public } from '../../../common/decorators/auth.decorator';
@@ -9,6 +9,9 @@ import { STATE_COOKIE } from '../login/state-cookie.util';
 import { AcsForm, SamlAcsService } from './saml-acs.service';
 import { clearedSamlStateCookieOptions, samlStateCookieOptions } from './saml-cookie.util';
 import { SamlLoginService, StartedSamlAttempt } from './saml-login.service';
+import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
+import { REDIRECT_QUERY } from '../login/sso-login.dto';
+import { SamlAcsFormDto } from './saml.dto';
 
 // These routes open their own system-context transactions (refusals commit audit rows).
 const OWN_TX = { transaction: 'none' } as const;
@@ -33,6 +36,8 @@ export class SamlController {
   @Public(OWN_TX)
   @Header('Content-Type', 'application/samlmetadata+xml; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
+  @ApiProduces('application/samlmetadata+xml')
+  @ApiOkResponse({ description: 'The SAML 2.0 EntityDescriptor of this service provider.', schema: { type: 'string' } })
   metadata(@UuidParam('providerId') providerId: string): Promise<string> {
     return this.login.metadata(providerId);
   }
@@ -49,6 +54,9 @@ export class SamlController {
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
   @UseGuards(LoginStartRateGuard)
+  @ApiRedirect("to the partner's identity provider")
+  @ApiQuery(REDIRECT_QUERY)
+  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
   async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
     this.sendToIdp(res, await this.login.start({ partnerId }, redirect));
   }
@@ -66,6 +74,9 @@ export class SamlController {
   @Public(OWN_TX)
   @Throttle(LOGIN_START_PER_IP)
   @UseGuards(LoginStartRateGuard)
+  @ApiRedirect("to the organization's identity provider with an AuthnRequest")
+  @ApiQuery(REDIRECT_QUERY)
+  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
   async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
     this.sendToIdp(res, await this.login.start({ orgId }, redirect));
   }
@@ -80,6 +91,9 @@ export class SamlController {
    */
   @Post('acs')
   @Public(OWN_TX)
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: SamlAcsFormDto })
+  @ApiRedirect('back to the page the sign-in started from (`#ssoCode=…`), or to `/login?error=<code>`')
   async consume(@Body() form: AcsForm, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.acs.handle(form ?? {}, req.cookies?.[STATE_COOKIE]);
     if (result.clearStateCookie) res.clearCookie(STATE_COOKIE, clearedSamlStateCookieOptions(this.login.secureCookies));

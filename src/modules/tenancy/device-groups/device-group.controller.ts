@@ -13,6 +13,7 @@ import {
   UpdateDeviceGroupDto,
 } from './device-group.dto';
 import { DeviceGroupService } from './device-group.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('device-groups')
 @Controller('device-groups')
@@ -48,6 +49,7 @@ export class DeviceGroupController {
    */
   @Post()
   @Auth({ permission: 'devices:write', siteScope: true })
+  @ApiErrors({ 409: ['name_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateDeviceGroupDto): Promise<DeviceGroupResponseDto> {
     return this.groups.create(principal, dto);
   }
@@ -59,6 +61,7 @@ export class DeviceGroupController {
    */
   @Patch(':id')
   @Auth({ permission: 'devices:write', siteScope: true })
+  @ApiErrors({ 409: ['name_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateDeviceGroupDto): Promise<DeviceGroupResponseDto> {
     return this.groups.update(principal, id, dto);
   }

@@ -5,6 +5,7 @@ import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
 import { CreateDeviceDto, DeviceEnrollmentDto, DeviceListDto, DeviceResponseDto, ListDevicesQueryDto, UpdateDeviceDto } from './device.dto';
 import { DeviceService } from './device.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('devices')
 @Controller('devices')
@@ -65,6 +66,7 @@ export class DeviceController {
    */
   @Post(':id/enroll')
   @Auth({ permission: 'devices:write', mfa: true, siteScope: true })
+  @ApiErrors({ 409: ['device_decommissioned'] })
   enroll(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<DeviceEnrollmentDto> {
     return this.devices.enroll(principal, id);
   }

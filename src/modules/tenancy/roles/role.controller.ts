@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SuccessDto } from '../shared/pagination.dto';
 import { CreateRoleDto, ListRolesQueryDto, RoleListDto, RoleResponseDto, UpdateRoleDto } from './role.dto';
 import { RoleService } from './role.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('roles')
 @Controller('roles')
@@ -42,6 +43,7 @@ export class RoleController {
    */
   @Post()
   @Auth({ permission: 'users:write', mfa: true })
+  @ApiErrors({ 403: ['privilege_escalation', 'partner_scope_required'], 409: ['name_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateRoleDto): Promise<RoleResponseDto> {
     return this.roles.create(principal, dto);
   }
@@ -54,6 +56,7 @@ export class RoleController {
    */
   @Patch(':id')
   @Auth({ permission: 'users:write', mfa: true })
+  @ApiErrors({ 403: ['privilege_escalation'], 409: ['name_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateRoleDto): Promise<RoleResponseDto> {
     return this.roles.update(principal, id, dto);
   }
@@ -66,6 +69,7 @@ export class RoleController {
    */
   @Delete(':id')
   @Auth({ permission: 'users:write', mfa: true })
+  @ApiErrors({ 409: ['role_in_use'] })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.roles.delete(principal, id);
   }

@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SuccessDto } from '../shared/pagination.dto';
 import { CreateSiteDto, ListSitesQueryDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './site.dto';
 import { SiteService } from './site.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('sites')
 @Controller('sites')
@@ -42,6 +43,7 @@ export class SiteController {
    */
   @Post()
   @Auth({ permission: 'organizations:write', siteScope: true })
+  @ApiErrors({ 409: ['name_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateSiteDto): Promise<SiteResponseDto> {
     return this.sites.create(principal, dto);
   }
@@ -53,6 +55,7 @@ export class SiteController {
    */
   @Patch(':id')
   @Auth({ permission: 'organizations:write', siteScope: true })
+  @ApiErrors({ 409: ['name_taken'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateSiteDto): Promise<SiteResponseDto> {
     return this.sites.update(principal, id, dto);
   }
@@ -65,6 +68,7 @@ export class SiteController {
    */
   @Delete(':id')
   @Auth({ permission: 'organizations:write', siteScope: true })
+  @ApiErrors({ 409: ['site_in_use'] })
   delete(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.sites.delete(principal, id);
   }

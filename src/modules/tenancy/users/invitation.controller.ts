@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { SuccessDto } from '../shared/pagination.dto';
 import { InvitationListDto } from './invitation.dto';
 import { InvitationService } from './invitation.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 /** The caller's own invitations to other tenants (an existing account added by another organization or partner). */
 @ApiTags('users')
@@ -20,6 +21,7 @@ export class InvitationController {
    */
   @Get()
   @Auth()
+  @ApiErrors({ 403: ['user_required'] })
   list(@CurrentPrincipal() principal: Principal): Promise<InvitationListDto> {
     return this.invitations.list(principal);
   }
@@ -33,6 +35,7 @@ export class InvitationController {
   @Post(':id/accept')
   @HttpCode(200)
   @Auth()
+  @ApiErrors({ 403: ['user_required'], 409: ['membership_exists'] })
   accept(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.invitations.accept(principal, id);
   }
@@ -44,6 +47,7 @@ export class InvitationController {
    */
   @Delete(':id')
   @Auth()
+  @ApiErrors({ 403: ['user_required'] })
   decline(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.invitations.decline(principal, id);
   }

@@ -4,6 +4,7 @@ import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorato
 import type { Principal } from '../../../common/principal';
 import { CreatePartnerMembershipDto, UserResponseDto } from './user.dto';
 import { MembershipService } from './membership.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('users')
 @Controller('partner-memberships')
@@ -19,6 +20,7 @@ export class PartnerMembershipController {
    */
   @Post()
   @Auth({ permission: 'users:write', mfa: true, partnerScope: true })
+  @ApiErrors({ 400: ['role_scope_mismatch', 'site_outside_org_access'], 403: ['privilege_escalation'], 409: ['email_taken', 'membership_exists'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreatePartnerMembershipDto): Promise<UserResponseDto> {
     return this.memberships.createPartnerMembership(principal, dto);
   }

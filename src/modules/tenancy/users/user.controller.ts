@@ -7,6 +7,7 @@ import { SuccessDto } from '../shared/pagination.dto';
 import { CreateMembershipDto, CreateUserDto, ListUsersQueryDto, UpdateMembershipDto, UserListDto, UserResponseDto } from './user.dto';
 import { MembershipService } from './membership.service';
 import { UserService } from './user.service';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 @ApiTags('users')
 @Controller('users')
@@ -48,6 +49,7 @@ export class UserController {
    */
   @Post()
   @Auth({ permission: 'users:write', mfa: true })
+  @ApiErrors({ 400: ['role_scope_mismatch'], 403: ['privilege_escalation'], 409: ['email_taken'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateUserDto): Promise<UserResponseDto> {
     return this.users.create(principal, dto);
   }
@@ -59,6 +61,7 @@ export class UserController {
    */
   @Post(':id/memberships')
   @Auth({ permission: 'users:write', mfa: true })
+  @ApiErrors({ 400: ['role_scope_mismatch'], 403: ['privilege_escalation'], 409: ['membership_exists'] })
   addMembership(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: CreateMembershipDto): Promise<UserResponseDto> {
     return this.memberships.add(principal, id, dto);
   }
@@ -71,6 +74,7 @@ export class UserController {
    */
   @Patch(':id/memberships/:orgId')
   @Auth({ permission: 'users:write', mfa: true })
+  @ApiErrors({ 400: ['role_scope_mismatch'], 403: ['privilege_escalation'] })
   updateMembership(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
