@@ -179,13 +179,24 @@ function bodyRefersToIds(document: OpenAPIObject, body: unknown): boolean {
   });
 }
 
-/** Schemas nothing refers to (the empty `Object` the plugin emits for an untyped value). */
+/** Drops the schemas nothing refers to (the empty `Object` the plugin emits for an untyped value). */
 function dropUnusedSchemas(document: OpenAPIObject): void {
-  const schemas = document.components?.schemas ?? {};
-  for (;;) {
-    const text = JSON.stringify({ ...document, components: { ...document.components, schemas: {} } }) + JSON.stringify(schemas);
-    const unused = Object.keys(schemas).filter((name) => name !== 'ErrorBody' && !text.includes(`"#/components/schemas/${name}"`));
-    if (unused.length === 0) return;
-    for (const name of unused) delete schemas[name];
+  const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  const used = new Set<string>(['ErrorBody']);
+  const pending: unknown[] = [document.paths, document.components?.responses];
+  const prefix = '#/components/schemas/';
+  while (pending.length) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(prefix)) {
+        const name = value.slice(prefix.length);
+        if (!used.has(name)) {
+          used.add(name);
+          pending.push(schemas[name]);
+        }
+      } else if (typeof value === 'object') pending.push(value);
+    }
   }
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }

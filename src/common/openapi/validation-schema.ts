@@ -80,6 +80,17 @@ export const isKnownValidator = (name: string): boolean => name in RULES || name
  * OmitType…) validators are included, as class-validator applies them.
  */
 export function validationSchemas(target: Function): Record<string, SchemaPart> {
+  // Decorators never change after the class is defined: one reading per class and process.
+  const known = computed.get(target);
+  if (known) return structuredClone(known);
+  const out = readValidationSchemas(target);
+  computed.set(target, out);
+  return structuredClone(out);
+}
+
+const computed = new WeakMap<Function, Record<string, SchemaPart>>();
+
+function readValidationSchemas(target: Function): Record<string, SchemaPart> {
   const out: Record<string, SchemaPart> = {};
   const metadata = getMetadataStorage().getTargetValidationMetadatas(target, '', true, false);
   for (const m of metadata) {
