@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { NoNul } from '../tenancy/shared/text.util';
+import { NoNul } from '../../common/text.util';
 import type { DateTime, Uuid } from '../../common/openapi/formats';
 
 export class CommandResultDto {

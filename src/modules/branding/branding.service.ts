@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
-import { mapViolations } from '../tenancy/shared/pg-error.util';
+import { mapViolations } from '../../common/errors/pg-error.util';
 import { BrandingErrors } from './branding.errors';
 import { BrandingRepository, BrandingRow, BrandingValues } from './branding.repository';
 import type { LoginBrandingDto, LoginBrandingResponseDto, ReplaceLoginBrandingDto } from './branding.dto';

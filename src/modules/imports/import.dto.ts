@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsUUID } from 'class-validator';
-import { PageQueryDto, PaginationDto } from '../tenancy/shared/pagination.dto';
+import { PageQueryDto, PaginationDto } from '../../common/pagination.dto';
 import type { ImportFormat, PhaseName } from './document/import-plan';
 import type { Counts, ImportReport } from './import-report';
 import type { DateTime, Int, Uuid } from '../../common/openapi/formats';

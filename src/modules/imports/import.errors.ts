@@ -1,5 +1,5 @@
 import { AppException } from '../../common/errors/app.exception';
-import { formatPath, Problem } from '../content/shared/path.util';
+import { formatPath, Problem } from '../content/path.util';
 
 export const ImportErrors = {
   notFound: () => AppException.notFound('Import not found'),

@@ -1,5 +1,5 @@
 import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
-import type { OwnerScope } from '../content/shared/ownership.util';
+import type { OwnerScope } from '../content/ownership.util';
 import { POLICY_TYPES, PolicyType } from './features/policy-feature.types';
 import type { DateTime, Int, Uuid } from '../../common/openapi/formats';
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
-import { newOwner, Owner, ownerScopeOf, requireOwnerWrite } from '../content/shared/ownership.util';
-import type { SuccessDto } from '../tenancy/shared/pagination.dto';
-import { mapViolations } from '../tenancy/shared/pg-error.util';
-import { requireOrg } from '../tenancy/shared/tenant-access.util';
+import { newOwner, Owner, ownerScopeOf, requireOwnerWrite } from '../content/ownership.util';
+import type { SuccessDto } from '../../common/pagination.dto';
+import { mapViolations } from '../../common/errors/pg-error.util';
+import { requireOrg } from '../../common/tenant-access.util';
 import { featureProblems } from './features/policy-feature.registry';
 import type { PolicyType } from './features/policy-feature.types';
 import { PolicyErrors } from './policy.errors';

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { NoNul } from '../../tenancy/shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import type { Uuid } from '../../../common/openapi/formats';
 
 const lowerCase = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, Length } from 'class-validator';
-import { NoNul } from '../../tenancy/shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import { IsPermission } from '../../tenancy/roles/permission-set.util';
 
 export class CreateApiKeyDto {

@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
-import { SuccessDto } from '../../tenancy/shared/pagination.dto';
+import { SuccessDto } from '../../../common/pagination.dto';
 import { ContactListDto, ContactResponseDto, CreateContactDto, ListContactsQueryDto, UpdateContactDto } from './contact.dto';
 import { ContactService } from './contact.service';
 import { ApiErrors } from '../../../common/decorators/api-errors.decorator';

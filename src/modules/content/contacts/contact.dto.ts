@@ -1,7 +1,7 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsObject, IsOptional, IsString, IsUUID, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
+import { PageQueryDto, PaginationDto } from '../../../common/pagination.dto';
 import { CONTACT_LIMITS, PHONE_TYPES, PhoneType } from './contact-fields.util';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
-import type { SuccessDto } from '../../tenancy/shared/pagination.dto';
-import { mapViolations } from '../../tenancy/shared/pg-error.util';
-import { requireOrg, requireSite, targetOrg } from '../../tenancy/shared/tenant-access.util';
+import type { SuccessDto } from '../../../common/pagination.dto';
+import { mapViolations } from '../../../common/errors/pg-error.util';
+import { requireOrg, requireSite, targetOrg } from '../../../common/tenant-access.util';
 import { canonicalContact, changedContactFields } from './contact-fields.util';
 import { ContactErrors } from './contact.errors';
 import type { ContactDto, ContactListDto, ContactResponseDto, CreateContactDto, ListContactsQueryDto, UpdateContactDto } from './contact.dto';

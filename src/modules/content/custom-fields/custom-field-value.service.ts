@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
-import type { SuccessDto } from '../../tenancy/shared/pagination.dto';
-import { requireSite } from '../../tenancy/shared/tenant-access.util';
-import { ContentErrors } from '../shared/content.errors';
+import type { SuccessDto } from '../../../common/pagination.dto';
+import { requireSite } from '../../../common/tenant-access.util';
+import { ContentErrors } from '../content.errors';
 import { checkValue } from './custom-field-value.util';
 import { CustomFieldErrors } from './custom-field.errors';
 import type { DeviceCustomFieldValueDto, DeviceCustomFieldValueResponseDto, DeviceCustomFieldValuesDto } from './custom-field.dto';

@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
-import { SuccessDto } from '../../tenancy/shared/pagination.dto';
+import { SuccessDto } from '../../../common/pagination.dto';
 import { CreateCustomFieldDto, CustomFieldListDto, CustomFieldResponseDto, ListCustomFieldsQueryDto, UpdateCustomFieldDto } from './custom-field.dto';
 import { CustomFieldService } from './custom-field.service';
 import { ApiErrors } from '../../../common/decorators/api-errors.decorator';

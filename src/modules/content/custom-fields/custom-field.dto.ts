@@ -1,7 +1,7 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import type { OwnerScope } from '../shared/ownership.util';
+import type { OwnerScope } from '../ownership.util';
 import { CUSTOM_FIELD_KEY, CUSTOM_FIELD_LIMITS, CUSTOM_FIELD_TYPES, CustomFieldType, CustomFieldValue } from './custom-field-value.util';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 

@@ -1,8 +1,8 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
-import type { OwnerScope } from '../shared/ownership.util';
+import { PageQueryDto, PaginationDto } from '../../../common/pagination.dto';
+import type { OwnerScope } from '../ownership.util';
 import { PARAMETER_TYPES, ParameterType, RUN_AS, RunAs, SCRIPT_LANGUAGES, SCRIPT_LIMITS, ScriptLanguage, SEVERITIES, Severity } from './script-shape.util';
 import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 

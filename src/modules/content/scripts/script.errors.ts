@@ -1,5 +1,5 @@
 import { AppException } from '../../../common/errors/app.exception';
-import { formatPath, Problem } from '../shared/path.util';
+import { formatPath, Problem } from '../path.util';
 
 export const ScriptErrors = {
   notFound: () => AppException.notFound('Script not found'),

@@ -1,5 +1,5 @@
-import type { Path, Problem } from '../../content/shared/path.util';
-import { checkShape } from '../../content/shared/shape.util';
+import type { Path, Problem } from '../../content/path.util';
+import { checkShape } from '../../content/shape.util';
 import { FilterDefinition, filterProblems } from '../../policies/dynamic-groups/device-filter.util';
 import { INTERCHANGE_SHAPE } from './interchange.shape';
 import type { InterchangeDocument, SourceCustomer, SourceCustomField, SourcePolicy } from './interchange.types';

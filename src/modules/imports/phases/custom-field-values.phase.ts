@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { checkValue, CustomFieldValue, parseTextValue } from '../../content/custom-fields/custom-field-value.util';
-import { stableJson } from '../../content/shared/json.util';
+import { stableJson } from '../../content/json.util';
 import type { ImportPlan } from '../document/import-plan';
 import { DefinitionRow, ImportDataRepository } from '../import-data.repository';
 import type { ReportItem } from '../import-report';

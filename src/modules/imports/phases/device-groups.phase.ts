@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { stableJson } from '../../content/shared/json.util';
+import { stableJson } from '../../content/json.util';
 import { DeviceFilter, filterCustomFields, mapFilterCustomFields } from '../../policies/dynamic-groups/device-filter.util';
 import type { ImportPlan } from '../document/import-plan';
 import { ImportDataRepository, LinkWrite } from '../import-data.repository';

@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
-import { NoNul } from '../../tenancy/shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import type { FlowType } from '../rules/engine/rule.types';
 import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
-import { requireSiteWrite, targetOrg } from '../shared/pam-access.util';
+import { requireSiteWrite, targetOrg } from '../pam-access.util';
 import type { PamConfigDto, PamConfigQueryDto, PamConfigResponseDto, PutPamConfigDto } from './pam-config.dto';
 import { PamConfigRepository } from './pam-config.repository';
 

@@ -1,5 +1,5 @@
 import { IsDefined, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
-import { NoNul } from '../../tenancy/shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import type { ElevationStatus } from '../requests/elevation-request.types';
 import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min } from 'class-validator';
-import { NoNul } from '../../tenancy/shared/text.util';
-import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
+import { NoNul } from '../../../common/text.util';
+import { PageQueryDto, PaginationDto } from '../../../common/pagination.dto';
 import { FLOW_TYPES, type FlowType } from '../rules/engine/rule.types';
 import { ELEVATION_STATUSES, type DecisionSource, type ElevationStatus, type PamEventType } from './elevation-request.types';
 import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { requireOrg } from '../../tenancy/shared/tenant-access.util';
+import { requireOrg } from '../../../common/tenant-access.util';
 import type {
   ActiveElevationListDto,
   ElevationEventDto,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, type Principal } from '../../../common/principal';
-import { pgViolation } from '../../tenancy/shared/pg-error.util';
+import { pgViolation } from '../../../common/errors/pg-error.util';
 import { AuditService } from '../../audit/audit.service';
 import { PamErrors } from '../pam.errors';
-import { requireOrg, requireSiteWrite, targetOrg } from '../shared/pam-access.util';
+import { requireOrg, requireSiteWrite, targetOrg } from '../pam-access.util';
 import { SignerGroupRepository } from '../signer-groups/signer-group.repository';
 import type {
   CreatePamRuleDto,

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ErrorReporter, type ErrorEvent } from '../shared/error-reporter.service';
+import { ErrorReporter, type ErrorEvent } from '../../../infra/observability/error-reporter.service';
 import type { PamRuleRow } from './pam-rule.repository';
 import { PamTierDriftJob, TIER_DRIFT_TAG } from './tier-drift.job';
 import { pamRuleRow as rule } from '../../../../test/factories/pam-rule-row.factory';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { findTierDrift } from './engine/risk-tier.registry';
-import { ErrorReporter } from '../shared/error-reporter.service';
+import { ErrorReporter } from '../../../infra/observability/error-reporter.service';
 import { PamRuleRepository } from './pam-rule.repository';
 
 export const TIER_DRIFT_TAG = 'pam_rule_risk_tier_unreachable';

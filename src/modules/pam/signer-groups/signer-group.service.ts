@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
-import { mapViolations } from '../../tenancy/shared/pg-error.util';
+import { mapViolations } from '../../../common/errors/pg-error.util';
 import { AuditService } from '../../audit/audit.service';
 import { PamErrors } from '../pam.errors';
 import { RulesVersionRepository } from '../rules/rules-version.repository';
 import type { PamSuccessDto } from '../rules/pam-rule.dto';
-import { requireOrg, requireSiteWrite, targetOrg } from '../shared/pam-access.util';
+import { requireOrg, requireSiteWrite, targetOrg } from '../pam-access.util';
 import type {
   CreateSignerGroupDto,
   ListSignerGroupsQueryDto,

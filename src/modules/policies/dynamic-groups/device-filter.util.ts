@@ -1,4 +1,4 @@
-import type { Path, Problem } from '../../content/shared/path.util';
+import type { Path, Problem } from '../../content/path.util';
 import type { CustomFieldType } from '../../content/custom-fields/custom-field-value.util';
 
 /**

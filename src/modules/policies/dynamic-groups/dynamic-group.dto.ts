@@ -1,5 +1,5 @@
 import { IsDefined, IsObject, IsOptional, IsString, IsUUID, Length } from 'class-validator';
-import { PageQueryDto, PaginationDto } from '../../tenancy/shared/pagination.dto';
+import { PageQueryDto, PaginationDto } from '../../../common/pagination.dto';
 import type { DateTime, Int, Uuid } from '../../../common/openapi/formats';
 
 export class CreateDynamicGroupDto {

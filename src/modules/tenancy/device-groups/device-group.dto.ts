@@ -1,5 +1,5 @@
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
-import { NoNul } from '../shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export class CreateDeviceGroupDto {

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
-import { NoNul } from '../shared/text.util';
-import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
+import { NoNul } from '../../../common/text.util';
+import { PageQueryDto, PaginationDto } from '../../../common/pagination.dto';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export const DEVICE_STATUSES = ['active', 'decommissioned'] as const;

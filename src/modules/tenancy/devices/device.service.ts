@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
 import { AuditService } from '../../audit/audit.service';
-import { requireOrg, requireSite } from '../shared/tenant-access.util';
+import { requireOrg, requireSite } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
 import { TenancyErrors } from '../tenancy.errors';
 import type { CreateDeviceDto, DeviceDto, DeviceEnrollmentDto, DeviceListDto, DeviceResponseDto, ListDevicesQueryDto, UpdateDeviceDto } from './device.dto';

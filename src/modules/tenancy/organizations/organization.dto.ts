@@ -1,6 +1,6 @@
 import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
-import { NoNul } from '../shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 const ORGANIZATION_STATUSES = ['active', 'suspended'] as const;

@@ -1,6 +1,6 @@
 import { PickType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
-import { NoNul } from '../shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import { IsPermission } from './permission-set.util';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 

@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
-import { SuccessDto } from '../shared/pagination.dto';
+import { SuccessDto } from '../../../common/pagination.dto';
 import { CreateSiteDto, ListSitesQueryDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './site.dto';
 import { SiteService } from './site.service';
 import { ApiErrors } from '../../../common/decorators/api-errors.decorator';

@@ -1,6 +1,6 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
-import { NoNul } from '../shared/text.util';
+import { NoNul } from '../../../common/text.util';
 import { IsIanaTimeZone } from './timezone.util';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 

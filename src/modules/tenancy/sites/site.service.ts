@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
-import type { SuccessDto } from '../shared/pagination.dto';
-import { mapViolations } from '../shared/pg-error.util';
-import { requireOrg, requireSite, targetOrg } from '../shared/tenant-access.util';
+import type { SuccessDto } from '../../../common/pagination.dto';
+import { mapViolations } from '../../../common/errors/pg-error.util';
+import { requireOrg, requireSite, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import type { CreateSiteDto, ListSitesQueryDto, SiteDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './site.dto';
 import { SiteRepository, SiteRow } from './site.repository';

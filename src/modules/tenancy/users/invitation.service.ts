@@ -3,7 +3,7 @@ import type { Principal } from '../../../common/principal';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { PrincipalResolver } from '../../auth/principal-resolver.service';
-import type { SuccessDto } from '../shared/pagination.dto';
+import type { SuccessDto } from '../../../common/pagination.dto';
 import type { InvitationListDto } from './invitation.dto';
 import { InvitationErrors } from './invitation.errors';
 import { InvitationRepository, InvitationRow } from './invitation.repository';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { requireGrantable } from '../roles/role.service';
 import { RoleRepository, RoleRow } from '../roles/role.repository';
-import { requireSiteSubset } from '../shared/tenant-access.util';
+import { requireSiteSubset } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
 import { TenancyErrors } from '../tenancy.errors';
 import type { MembershipRow } from './user.repository';

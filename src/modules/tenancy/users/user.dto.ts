@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsEmail, IsIn, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateIf } from 'class-validator';
-import { NoNul } from '../shared/text.util';
-import { PageQueryDto, PaginationDto } from '../shared/pagination.dto';
+import { NoNul } from '../../../common/text.util';
+import { PageQueryDto, PaginationDto } from '../../../common/pagination.dto';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 /** A non-empty list of distinct site or organization ids. */

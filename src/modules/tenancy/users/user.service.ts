@@ -4,7 +4,7 @@ import type { Principal } from '../../../common/principal';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { PasswordService } from '../../auth/password.service';
-import { requireOrg, targetOrg } from '../shared/tenant-access.util';
+import { requireOrg, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import { MembershipGrants } from './membership-grant.service';
 import type { CreateUserDto, ListUsersQueryDto, UserDto, UserListDto, UserResponseDto } from './user.dto';

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../../../infra/config/app-config'
 import { NO_SCOPE, type TenantScope } from '../../../../infra/database/tenant-scope';
 import { TenantTransaction } from '../../../../infra/database/tenant-transaction.service';
 import { PamErrors } from '../../pam.errors';
-import { targetOrg } from '../../shared/pam-access.util';
+import { targetOrg } from '../../pam-access.util';
 import { SignerGroupRepository } from '../../signer-groups/signer-group.repository';
 import type { SqlRuleInput } from '../engine/rule-sql.util';
 import type { PamRulePreviewDto, PreviewPamRuleDto } from '../pam-rule.dto';

@@ -1,4 +1,4 @@
-import { ANONYMOUS, Principal } from '../../../common/principal';
+import { ANONYMOUS, Principal } from './principal';
 import { requireSite, requireSiteSubset, targetOrg } from './tenant-access.util';
 
 const orgCaller: Principal = { ...ANONYMOUS, kind: 'user', scope: 'organization', orgId: 'o1', orgIds: ['o1'] };

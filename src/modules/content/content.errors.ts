@@ -1,4 +1,4 @@
-import { AppException } from '../../../common/errors/app.exception';
+import { AppException } from '../../common/errors/app.exception';
 
 /** Errors shared by the content features (contacts, custom fields, scripts) and policies. */
 export const ContentErrors = {

@@ -1,5 +1,5 @@
-import { requireOwnerWrite as requirePartnerWideWrite, type Principal } from '../../../common/principal';
-import { requireOrg, requireSite, targetOrg } from '../../tenancy/shared/tenant-access.util';
+import { requireOwnerWrite as requirePartnerWideWrite, type Principal } from '../../common/principal';
+import { requireOrg, requireSite, targetOrg } from '../../common/tenant-access.util';
 import { ContentErrors } from './content.errors';
 
 /** Custom fields, scripts and policies are owned by the partner (all its organizations) or by one organization. */

@@ -1,4 +1,4 @@
-import { AppException } from '../../../common/errors/app.exception';
+import { AppException } from './app.exception';
 import { mapViolations, pgViolation } from './pg-error.util';
 
 const pgError = (code: string, message = 'boom') => Object.assign(new Error(message), { code });

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import type { Int } from '../../../common/openapi/formats';
+import type { Int } from './openapi/formats';
 
 export class PageQueryDto {
   /** 1-based page number. */

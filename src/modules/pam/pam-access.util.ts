@@ -1,5 +1,5 @@
-import { canAccessSite, type Principal } from '../../../common/principal';
-import { PamErrors } from '../pam.errors';
+import { canAccessSite, type Principal } from '../../common/principal';
+import { PamErrors } from './pam.errors';
 
 /**
  * The organization a PAM request targets: the one given, or the caller's own for an

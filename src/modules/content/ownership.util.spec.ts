@@ -1,4 +1,4 @@
-import { ANONYMOUS, Principal } from '../../../common/principal';
+import { ANONYMOUS, Principal } from '../../common/principal';
 import { newOwner, requireOwnerWrite } from './ownership.util';
 
 const orgAdmin: Principal = { ...ANONYMOUS, kind: 'user', scope: 'organization', orgId: 'o1', partnerId: 'p1', orgIds: ['o1'] };

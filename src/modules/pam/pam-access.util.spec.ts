@@ -1,4 +1,4 @@
-import { ANONYMOUS, type Principal } from '../../../common/principal';
+import { ANONYMOUS, type Principal } from '../../common/principal';
 import { requireOrg, requireSiteWrite, targetOrg } from './pam-access.util';
 
 const ORG_A = '00000000-0000-4000-8000-00000000000a';

@@ -1,6 +1,6 @@
-import { canAccessSite, Principal } from '../../../common/principal';
-import { CommonErrors } from '../../../common/errors/common.errors';
-import { TenancyErrors } from '../tenancy.errors';
+import { canAccessSite, Principal } from './principal';
+import { CommonErrors } from './errors/common.errors';
+import { TenancyErrors } from '../modules/tenancy/tenancy.errors';
 
 /**
  * The organization a request targets: the given one, or the caller's own for an

@@ -1,4 +1,4 @@
-import type { AppException } from '../../../common/errors/app.exception';
+import type { AppException } from './app.exception';
 
 export type PgViolation = 'unique' | 'foreign_key' | 'check' | 'row_security';
 
