@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
@@ -29,6 +30,7 @@ export class ApiKeyController {
    */
   @Post()
   @Auth({ permission: 'organizations:write', mfa: true })
+  @ApiErrors({ 403: ['privilege_escalation', 'site_access_denied'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateApiKeyDto): Promise<ApiKeyCreatedDto> {
     return this.keys.create(principal, dto);
   }
