@@ -1,11 +1,12 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../src/infra/database/embedded-postgres';
+import { withFileLock } from '../../src/infra/fs/file-lock';
 
 export const PGBOUNCER_PATH = '/usr/sbin/pgbouncer';
 
@@ -23,25 +24,11 @@ function onPath(command: string): boolean {
 
 /** A lock file shared by the test workers, so two of them never run apt at once. */
 function withInstallLock<T>(fn: () => T): T {
-  const lock = join(tmpdir(), 'rmm-test-pgbouncer-install.lock');
-  const deadline = Date.now() + 900_000;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx', 0o600));
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 900_000) rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw new Error(`waited 15 minutes for ${lock}`);
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
+  return withFileLock(
+    join(tmpdir(), 'rmm-test-pgbouncer-install.lock'),
+    { waitMs: 900_000, staleMs: 900_000, pollMs: 250, timeout: (lock) => new Error(`waited 15 minutes for ${lock}`) },
+    fn,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { FileLockOptions, withFileLock } from '../fs/file-lock';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MinLength, ValidateBy, validateSync } from 'class-validator';
 
@@ -103,35 +104,13 @@ export interface AppConfig {
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
-const LOCK_WAIT_MS = 10_000;
-const STALE_LOCK_MS = 30_000;
-
-/**
- * Runs fn while holding `<file>.lock` (created exclusively), so processes that start together
- * (two test runs, a test run and `npm start`) agree on one generated value instead of each
- * writing its own. A lock older than STALE_LOCK_MS was left by a crashed process and is taken over.
- */
-function withFileLock<T>(file: string, fn: () => T): T {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx', 0o600));
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw new ConfigError(`Invalid configuration:\n  - could not lock ${lock} to generate a development secret`);
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
-}
+/** Processes that start together (two test runs, a test run and `npm start`) agree on one generated value. */
+const SECRET_LOCK: FileLockOptions = {
+  waitMs: 10_000,
+  staleMs: 30_000,
+  pollMs: 20,
+  timeout: (lock) => new ConfigError(`Invalid configuration:\n  - could not lock ${lock} to generate a development secret`),
+};
 
 /**
  * Development convenience: secrets that are missing are generated once and kept in the data
@@ -144,7 +123,7 @@ function devSecret(dataDir: string, name: string, warning = `${name} is not set`
   const known = read()[name];
   if (known) return known;
   mkdirSync(dirname(file), { recursive: true });
-  return withFileLock(file, () => {
+  return withFileLock(`${file}.lock`, SECRET_LOCK, () => {
     const stored = read();
     if (!stored[name]) {
       stored[name] = randomBytes(32).toString('base64url');
