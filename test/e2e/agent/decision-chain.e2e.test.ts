@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { AgentKit, prompt, sha256 } from './agent-kit';
@@ -111,9 +112,12 @@ describe('agent ingest: the decision chain (software policies, rules, organizati
       expect((await ingest()).row).toMatchObject({ status: 'pending', pam_rule_id: older });
       await k.clearRules('orgA');
       const same = '2025-03-01T00:00:00Z';
-      await k.rule('orgA', { id: 'ffffffff-0000-4000-8000-000000000000', verdict: 'auto_deny', priority: 7, match_signer: 'Contoso Ltd', created_at: same });
-      await k.rule('orgA', { id: '00000000-0000-4000-8000-000000000000', verdict: 'auto_approve', priority: 7, match_signer: 'Contoso Ltd', created_at: same });
-      expect((await ingest()).row).toMatchObject({ status: 'auto_approved', pam_rule_id: '00000000-0000-4000-8000-000000000000' });
+      // Ids unique to this run (the file also runs through PgBouncer on the same database), ordered by their first group.
+      const tail = randomUUID().slice(8);
+      const [high, low] = [`ffffffff${tail}`, `00000000${tail}`];
+      await k.rule('orgA', { id: high, verdict: 'auto_deny', priority: 7, match_signer: 'Contoso Ltd', created_at: same });
+      await k.rule('orgA', { id: low, verdict: 'auto_approve', priority: 7, match_signer: 'Contoso Ltd', created_at: same });
+      expect((await ingest()).row).toMatchObject({ status: 'auto_approved', pam_rule_id: low });
     });
 
     it('uses the rule\'s approval window, else the organization default window', async () => {
