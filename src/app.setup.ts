@@ -8,6 +8,7 @@ import helmet from 'helmet';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { BODY_BOUNDS, boundedBodies, type BodyBounds } from './common/pipes/body-bounds';
 import { requestId } from './infra/logging/logging';
+import { APP_CONFIG, type AppConfig } from './infra/config/app-config';
 import { AppException } from './common/errors/app.exception';
 import { IMPORT_JSON_MEDIA_TYPE } from './modules/imports/import-body.middleware';
 import { buildOpenApiDocument } from './common/openapi/document';
@@ -119,7 +120,8 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
       },
     }),
   );
-  app.set('trust proxy', 'loopback');
+  // Which X-Forwarded-For hops are believed: per-address rate limits depend on it (TRUST_PROXY).
+  app.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.set('etag', false);
   // Agents: JSON only, 32 KB on the wire; a compressed body is refused (415) rather than inflated.
   app.use(AGENTS_PATH, mediaTypeGate(() => [JSON_TYPE]), json({ limit: AGENT_BODY_LIMIT, inflate: false }));

@@ -36,3 +36,29 @@ describe('numeric settings', () => {
     expect(problem({ PAM_PREVIEW_SCAN_LIMIT: '0' })).toContain('PAM_PREVIEW_SCAN_LIMIT must be a whole number of at least 1, not "0"');
   });
 });
+
+/** Which proxies are believed about the client address: every per-address rate limit rests on it. */
+describe('TRUST_PROXY', () => {
+  const secrets = { NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: 'k'.repeat(32), JWT_SECRET: 'j'.repeat(32) };
+  const read = (TRUST_PROXY?: string) => loadConfig({ ...secrets, ...(TRUST_PROXY === undefined ? {} : { TRUST_PROXY }) }).trustProxy;
+
+  it('believes only a proxy on the loopback interface by default', () => {
+    expect(read()).toBe('loopback');
+  });
+
+  it('reads a hop count, and a list of proxy names and addresses with prefixes', () => {
+    expect(read('1')).toBe(1);
+    expect(read('loopback, 10.0.0.0/8,192.168.1.7, fd00::/8')).toBe('loopback,10.0.0.0/8,192.168.1.7,fd00::/8');
+  });
+
+  it('refuses to believe every hop, which would let any client pick its own address', () => {
+    expect(() => read('true')).toThrow(/TRUST_PROXY lists "true"/);
+  });
+
+  it('refuses malformed entries and hop counts past 10, naming them', () => {
+    for (const [value, named] of [['10.0.0.0/33', '10.0.0.0/33'], ['proxy.internal', 'proxy.internal'], ['loopback,1.2.3', '1.2.3'], ['::1/129', '::1/129']]) {
+      expect(() => read(value)).toThrow(new RegExp(`"${named.replace(/[./]/g, '\\$&')}"`));
+    }
+    expect(() => read('11')).toThrow(/hop count from 0 to 10/);
+  });
+});

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { FileLockOptions, withFileLock } from '../fs/file-lock';
 import { plainToInstance, Transform } from 'class-transformer';
@@ -56,6 +57,7 @@ class EnvVars {
   @IsOptional() @Transform(toInt) @EnvInt(0, 60000) PRINCIPAL_CACHE_TTL_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(1000, 600000) SHUTDOWN_GRACE_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(0, 600000) SHUTDOWN_LISTEN_MS?: number;
+  @IsOptional() @IsString() TRUST_PROXY?: string;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +102,11 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** How long the listener stays open after the signal, answering readiness 503, so a load balancer sees it before connections are refused. */
   shutdownListenMs: number;
+  /**
+   * Which proxies' `X-Forwarded-For` gives the client address (Express's `trust proxy`): a hop
+   * count, or the names and addresses of trusted proxies. Per-address rate limits depend on it.
+   */
+  trustProxy: number | string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -153,6 +160,37 @@ export function developmentAppRolePassword(dataDir: string = defaultDataDir()): 
 }
 
 /** Why a production DATABASE_APP_URL is unacceptable, or null. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: a number of hops (0–10), or a comma-separated list of `loopback`, `linklocal`,
+ * `uniquelocal` and proxy addresses with an optional prefix length. `true` (trust every hop) is
+ * refused: any client could then choose its own address and walk past every per-address limit.
+ */
+export function parseTrustProxy(raw: string | undefined): number | string {
+  if (raw === undefined || raw.trim() === '') return 'loopback';
+  const value = raw.trim();
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) throw new ConfigError(`Invalid configuration:\n  - TRUST_PROXY must be a hop count from 0 to 10 or a list of proxies, not "${value}"`);
+    return hops;
+  }
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.find((entry) => {
+    if (PROXY_NAMES.has(entry)) return false;
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (!family || rest.length) return true;
+    return prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  });
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `Invalid configuration:\n  - TRUST_PROXY lists "${bad}": use a hop count, loopback, linklocal, uniquelocal or proxy addresses (with an optional /prefix)`,
+    );
+  }
+  return entries.join(',');
+}
+
 function appUrlProblem(appUrl: string, ownerUrl: string | undefined): string | null {
   let app: URL;
   try {
@@ -236,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir,
     startJobs: vars.START_JOBS ?? nodeEnv !== 'test',
     principalCacheTtlMs: vars.PRINCIPAL_CACHE_TTL_MS ?? 2000,
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
     shutdownListenMs: Math.min(vars.SHUTDOWN_LISTEN_MS ?? (isProduction ? 2000 : 0), vars.SHUTDOWN_GRACE_MS ?? 10_000),
   };
