@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ElevationExpiryJob } from '../../src/modules/pam/requests/elevation-expiry.job';
-import { bearer, commandsOf, eventsOf, PamWorld, respond, revoke, seedRequest, startPamWorld, storedRequest } from '../e2e/pam-lifecycle/pam-lifecycle.kit';
+import { bearer, commandsOf, eventsOf, PamWorld, respond, revoke, seedRequest, splitRace, startPamWorld, storedRequest } from '../e2e/pam-lifecycle/pam-lifecycle.kit';
 import { TestApp } from '../support/test-app';
 import { BOOT_TIMEOUT_MS, closeInstances, pgbouncer, poolerConnections, startInstances } from './scale-out.kit';
 
@@ -29,11 +29,8 @@ describe('races on one elevation request across three instances through PgBounce
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => respond(via(i), tokens[i % tokens.length], id, { decision: i % 2 === 0 ? 'approve' : 'deny', reason: `call ${i}` })),
     );
-    const ok = results.filter((r) => r.status === 200);
-    const conflicts = results.filter((r) => r.status === 409);
-    expect(ok).toHaveLength(1);
-    expect(conflicts).toHaveLength(19);
-    const winner = ok[0].body.status as string;
+    const { winner: won, losers: conflicts } = splitRace(results, 200);
+    const winner = won.body.status as string;
     for (const c of conflicts) expect(c.body).toMatchObject({ code: 'not_pending', currentStatus: winner });
     expect((await storedRequest(id)).status).toBe(winner);
     expect(await eventsOf(id)).toHaveLength(1);
@@ -50,9 +47,7 @@ describe('races on one elevation request across three instances through PgBounce
         request(via(i).t.baseUrl).post(`/api/v1/devices/${via(0).ids.deviceA1}/actuate-elevation`).set(bearer(via(0).mfa.adminA)).send({ elevationRequestId: id }),
       ),
     );
-    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    const lost = results.filter((r) => r.status === 409);
-    expect(lost).toHaveLength(19);
+    const { losers: lost } = splitRace(results, 201);
     for (const r of lost) expect(r.body.code).toBe('race_lost');
     expect(await commandsOf(id)).toHaveLength(1);
     expect((await storedRequest(id)).status).toBe('actuating');

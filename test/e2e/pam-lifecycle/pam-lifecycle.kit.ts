@@ -166,3 +166,12 @@ export async function approvalsOf(id: string): Promise<{ id: string; approver_us
 export function decide(w: PamWorld, token: string, approvalId: string, body: Record<string, unknown>) {
   return request(w.t.baseUrl).post(`/api/v1/approvals/${approvalId}/decide`).set(bearer(token)).send(body);
 }
+
+/** Of the answers of a race, exactly one has the success `status` and every other one is 409. */
+export function splitRace(results: request.Response[], status: number): { winner: request.Response; losers: request.Response[] } {
+  const winners = results.filter((r) => r.status === status);
+  const losers = results.filter((r) => r.status === 409);
+  expect(winners).toHaveLength(1);
+  expect(losers).toHaveLength(results.length - 1);
+  return { winner: winners[0], losers };
+}

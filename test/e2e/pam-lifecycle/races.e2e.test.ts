@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ElevationExpiryJob } from '../../../src/modules/pam/requests/elevation-expiry.job';
-import { bearer, commandsOf, eventsOf, PamWorld, respond, revoke, seedRequest, startPamWorld, storedRequest } from './pam-lifecycle.kit';
+import { bearer, commandsOf, eventsOf, PamWorld, respond, revoke, seedRequest, splitRace, startPamWorld, storedRequest } from './pam-lifecycle.kit';
 
 /** Real parallel HTTP requests against one instance: each runs in its own transaction on its own connection. */
 describe('races on one elevation request', () => {
@@ -17,11 +17,8 @@ describe('races on one elevation request', () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => respond(w, tokens[i % tokens.length], id, { decision: i % 2 === 0 ? 'approve' : 'deny', reason: `call ${i}` })),
     );
-    const ok = results.filter((r) => r.status === 200);
-    const conflicts = results.filter((r) => r.status === 409);
-    expect(ok).toHaveLength(1);
-    expect(conflicts).toHaveLength(19);
-    const winner = ok[0].body.status as string;
+    const { winner: won, losers: conflicts } = splitRace(results, 200);
+    const winner = won.body.status as string;
     for (const c of conflicts) expect(c.body).toMatchObject({ code: 'not_pending', currentStatus: winner });
     expect((await storedRequest(id)).status).toBe(winner);
     expect(await eventsOf(id)).toHaveLength(1);
@@ -34,9 +31,7 @@ describe('races on one elevation request', () => {
         request(w.t.baseUrl).post(`/api/v1/devices/${w.ids.deviceA1}/actuate-elevation`).set(bearer(w.mfa.adminA)).send({ elevationRequestId: id }),
       ),
     );
-    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    const lost = results.filter((r) => r.status === 409);
-    expect(lost).toHaveLength(19);
+    const { losers: lost } = splitRace(results, 201);
     for (const r of lost) expect(r.body.code).toBe('race_lost');
     expect(await commandsOf(id)).toHaveLength(1);
     expect((await storedRequest(id)).status).toBe('actuating');
