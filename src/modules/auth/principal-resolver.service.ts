@@ -133,9 +133,11 @@ export class PrincipalResolver {
     const userId = row.created_by as string;
     const partnerId = await this.repo.orgPartner(orgId);
     if (!partnerId) return null;
+    const covers = (g: GrantRow | null): g is GrantRow => !!g && notCovered(g.permissions, row.permissions).length === 0;
     const technician = await this.repo.partnerGrant(userId, partnerId);
-    const candidates = [technician?.org_ids.includes(orgId) ? { ...technician, partner_id: partnerId } : null, await this.repo.organizationGrant(userId, orgId)];
-    return candidates.find((g): g is GrantRow => !!g && notCovered(g.permissions, row.permissions).length === 0) ?? null;
+    if (technician?.org_ids.includes(orgId) && covers(technician)) return { ...technician, partner_id: partnerId };
+    const member = await this.repo.organizationGrant(userId, orgId);
+    return covers(member) ? member : null;
   }
 
   private loadAgent(token: string): Promise<Principal | null> {
