@@ -1,16 +1,19 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { INestApplication, Logger } from '@nestjs/common';
+import { JobsService } from './infra/jobs/jobs.service';
 import { DrainState } from './modules/health/drain-state';
 import { ImportJob } from './modules/imports/import.job';
 import { PushOutboxWorker } from './modules/pam/approvals/push/push-outbox.worker';
 import { ElevationExpiryJob } from './modules/pam/requests/elevation-expiry.job';
 import { DomainRecheckJob } from './modules/sso/domains/domain-recheck.job';
+import { SsoStateCleanupJob } from './modules/sso/saml/sso-state-cleanup.job';
 
 /**
- * The background workers of an instance. Each stops its timer and resolves once its current run
- * has ended (`onModuleDestroy`, which Nest calls again, harmlessly, when the application closes).
+ * The background workers of an instance. Each resolves once its current run on this instance has
+ * ended (`onModuleDestroy`, which Nest calls again, harmlessly, when the application closes);
+ * pg-boss, which starts their runs, is stopped first (JobsService.stop).
  */
-const BACKGROUND_JOBS = [ElevationExpiryJob, PushOutboxWorker, DomainRecheckJob, ImportJob] as const;
+const BACKGROUND_JOBS = [ElevationExpiryJob, PushOutboxWorker, DomainRecheckJob, SsoStateCleanupJob, ImportJob] as const;
 
 /** Past the grace period, the closing steps (pools, Redis) get this long before the process exits 1 regardless. */
 export const SHUTDOWN_CLOSE_MARGIN_MS = 5_000;
@@ -80,7 +83,7 @@ export function installGracefulShutdown(app: INestApplication, opts: ShutdownOpt
       for (const res of inFlight) closeAfter(res);
       inFlight.clear();
       server.closeIdleConnections();
-      const jobs = stopJobs(app);
+      const jobs = stopJobs(app, deadline);
       const requests = drainRequests(server, opts.listenMs, deadline, logger);
       await requests;
       const jobsDone = await Promise.race([jobs.then(() => true), sleep(Math.max(0, deadline - Date.now())).then(() => false)]);
@@ -105,13 +108,19 @@ function closeAfter(res: ServerResponse): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }
 
-function stopJobs(app: INestApplication): Promise<void> {
-  return Promise.allSettled(
-    BACKGROUND_JOBS.map((job) => {
+/**
+ * pg-boss stops fetching and offering jobs at once, waits for the runs under way until the
+ * deadline, then fails those still active (so pg-boss retries them on another instance) and
+ * closes its pool; the workers' own runs (an import started without pg-boss) are awaited too.
+ */
+function stopJobs(app: INestApplication, deadline: number): Promise<void> {
+  return Promise.allSettled([
+    app.get(JobsService, { strict: false }).stop(Math.max(0, deadline - Date.now())),
+    ...BACKGROUND_JOBS.map((job) => {
       const worker = app.get<{ onModuleDestroy(): Promise<void> }>(job, { strict: false });
       return worker.onModuleDestroy();
     }),
-  ).then(() => undefined);
+  ]).then(() => undefined);
 }
 
 /**

@@ -54,6 +54,8 @@ class EnvVars {
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @IsString() DATA_DIR?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() START_JOBS?: boolean;
+  @IsOptional() @Transform(toInt) @EnvInt(1, 3600) JOBS_TEST_INTERVAL_SECONDS?: number;
+  @IsOptional() @IsString() JOBS_TEST_QUEUES?: string;
   @IsOptional() @Transform(toInt) @EnvInt(0, 60000) PRINCIPAL_CACHE_TTL_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(1000, 600000) SHUTDOWN_GRACE_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(0, 600000) SHUTDOWN_LISTEN_MS?: number;
@@ -96,6 +98,13 @@ export interface AppConfig {
   logLevel: string;
   dataDir: string;
   startJobs: boolean;
+  /**
+   * Tests only (NODE_ENV=test, refused elsewhere): the period of every sub-minute job
+   * (`JOBS_TEST_INTERVAL_SECONDS`), and the only queues this instance schedules and works
+   * (`JOBS_TEST_QUEUES`, comma-separated), so a test's instances leave the shared database's
+   * other work alone.
+   */
+  jobsTest: { intervalSeconds?: number; queues?: string[] };
   /** How long a resolved caller (session, memberships, permissions) is reused; 0 disables. */
   principalCacheTtlMs: number;
   /** How long a stop may take from the signal: in-flight requests, job runs and after-response tasks (docs/operations.md). */
@@ -238,6 +247,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   // DATABASE_APP_URL itself is required in production by prepareDatabase (bootstrap.ts), next to DATABASE_URL.
   const appUrlIssue = isProduction && vars.DATABASE_APP_URL ? appUrlProblem(vars.DATABASE_APP_URL, vars.DATABASE_URL) : null;
   if (appUrlIssue) throw new ConfigError(`Invalid configuration:\n  - DATABASE_APP_URL ${appUrlIssue}`);
+  if (nodeEnv !== 'test' && (vars.JOBS_TEST_INTERVAL_SECONDS !== undefined || vars.JOBS_TEST_QUEUES)) {
+    throw new ConfigError('Invalid configuration:\n  - JOBS_TEST_INTERVAL_SECONDS and JOBS_TEST_QUEUES are accepted only when NODE_ENV=test');
+  }
   if (isProduction && vars.SSO_ALLOW_INSECURE_LOOPBACK_IDP) {
     throw new ConfigError('Invalid configuration:\n  - SSO_ALLOW_INSECURE_LOOPBACK_IDP must not be set in production');
   }
@@ -273,6 +285,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: vars.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     dataDir,
     startJobs: vars.START_JOBS ?? nodeEnv !== 'test',
+    jobsTest: {
+      intervalSeconds: vars.JOBS_TEST_INTERVAL_SECONDS,
+      queues: vars.JOBS_TEST_QUEUES ? vars.JOBS_TEST_QUEUES.split(',').map((q) => q.trim()).filter(Boolean) : undefined,
+    },
     principalCacheTtlMs: vars.PRINCIPAL_CACHE_TTL_MS ?? 2000,
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,

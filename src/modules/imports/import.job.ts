@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { AppException } from '../../common/errors/app.exception';
-import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import type { TenantScope } from '../../infra/database/tenant-scope';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { JobsService } from '../../infra/jobs/jobs.service';
 import { AuditService } from '../audit/audit.service';
 import { ImportPlan, PhaseName, phaseSizes } from './document/import-plan';
 import { ImportDataRepository } from './import-data.repository';
@@ -22,7 +22,16 @@ import { ScriptsPhase } from './phases/scripts.phase';
 /** A job whose heartbeat is older than this belongs to an instance that died; another takes it over. */
 export const IMPORT_STALE_SECONDS = 120;
 const HEARTBEAT_MS = 20_000;
-const SWEEP_MS = 30_000;
+/** pg-boss queues: one job per import run, and the sweep that resumes imports whose instance died. */
+export const IMPORT_RUN_QUEUE = 'imports_run';
+export const IMPORT_RESUME_QUEUE = 'imports_resume';
+const RESUME_SECONDS = 30;
+/**
+ * A pg-boss run of an import counts as lost after this long (pg-boss then retries it on another
+ * instance). The import's heartbeat notices a dead instance much sooner (IMPORT_STALE_SECONDS);
+ * this is the backstop, longer than any import should take.
+ */
+const RUN_EXPIRE_SECONDS = 3600;
 /** A job queued longer than this was never started (its instance died right after the request). */
 const QUEUED_GRACE_SECONDS = 10;
 const MAX_ATTEMPTS = 3;
@@ -30,20 +39,20 @@ const MAX_ATTEMPTS = 3;
 class DryRunRollback extends Error {}
 
 /**
- * Runs imports in the background. The state lives in the import row, so the instance that
- * took the request starts the job right after the request commits (setImmediate), and any
- * instance with START_JOBS resumes a job whose instance died: queued jobs never started, or
- * running jobs whose heartbeat stopped. A real run commits each phase in its own transaction
+ * Runs imports in the background. The state lives in the import row. With START_JOBS, the
+ * request that committed an import sends a pg-boss job (`imports_run`) that any instance may
+ * take, and a sweep (`imports_resume`, one run per 30 s across every instance) resumes a job
+ * whose instance died: queued jobs never started, or running jobs whose heartbeat stopped.
+ * Without START_JOBS the instance that took the request runs it itself (setImmediate). A real run commits each phase in its own transaction
  * (all or nothing per phase) together with the job's progress, so a resumed job continues
  * with the first phase not committed. A dry run runs the same phases in one transaction and
  * rolls it back, so it writes nothing and reports what the real run would.
  */
 @Injectable()
-export class ImportJob implements OnApplicationBootstrap, OnModuleDestroy {
+export class ImportJob implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ImportJob.name);
   private readonly phases: Map<PhaseName, ImportPhase>;
   private readonly active = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly repo: ImportRepository,
@@ -51,7 +60,7 @@ export class ImportJob implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly tx: TenantTransaction,
     private readonly cls: ClsService,
     private readonly audit: AuditService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
     organizations: OrganizationsPhase,
     customFields: CustomFieldsPhase,
     devices: DevicesPhase,
@@ -64,22 +73,32 @@ export class ImportJob implements OnApplicationBootstrap, OnModuleDestroy {
     this.phases = new Map([organizations, customFields, devices, contacts, values, groups, scripts, policies].map((p) => [p.name, p]));
   }
 
-  onApplicationBootstrap(): void {
-    if (!this.config.startJobs) return;
-    this.timer = setInterval(() => void this.resumeUnfinished(), SWEEP_MS);
-    this.timer.unref();
-    void this.resumeUnfinished();
+  onModuleInit(): void {
+    void this.jobs.work<{ importId: string }>(IMPORT_RUN_QUEUE, ({ importId }) => this.process(importId), {
+      expireInSeconds: RUN_EXPIRE_SECONDS,
+      retryLimit: MAX_ATTEMPTS,
+      retryDelaySeconds: 10,
+      retryBackoff: true,
+    });
+    void this.jobs.every(IMPORT_RESUME_QUEUE, RESUME_SECONDS, () => this.resumeUnfinished(), { expireInSeconds: RUN_EXPIRE_SECONDS });
   }
 
+  /** Resolves once the imports this instance is running have ended. */
   async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     await Promise.allSettled(this.active.values());
   }
 
-  /** Starts a job once the current call stack (the request that committed it) is done. */
+  /**
+   * Hands a committed import to the background: a pg-boss job when this instance runs jobs,
+   * else a run on this instance once the current call stack (the request) is done. Should the
+   * send fail, the resume sweep starts the import after QUEUED_GRACE_SECONDS.
+   */
   kick(id: string): void {
-    setImmediate(() => void this.process(id));
+    if (!this.jobs.running) {
+      setImmediate(() => void this.process(id));
+      return;
+    }
+    this.jobs.send(IMPORT_RUN_QUEUE, { importId: id }, { singletonKey: id }).catch((err: unknown) => this.logger.error({ err, importId: id }, 'Could not queue an import job'));
   }
 
   /** Runs a job if it can be claimed; resolves when it ends (at once if another holds it). */

@@ -1,4 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { JobsModule } from '../../infra/jobs/jobs.module';
 import { ImportBodyMiddleware } from './import-body.middleware';
 import { ImportDataRepository } from './import-data.repository';
 import { ImportController } from './import.controller';
@@ -16,6 +17,7 @@ import { ScriptsPhase } from './phases/scripts.phase';
 
 /** Migration from another RMM: interchange documents and CSV files, run as background jobs. */
 @Module({
+  imports: [JobsModule],
   controllers: [ImportController],
   providers: [
     ImportService,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobsModule } from '../../infra/jobs/jobs.module';
 import { AuthModule } from '../auth/auth.module';
 import { IdpNetwork } from './discovery/idp-network.service';
 import { ProviderDiscoveryService } from './discovery/provider-discovery.service';
@@ -21,7 +22,7 @@ import { IdpMetadataImporter } from './saml/metadata/idp-metadata-importer.servi
  */
 @Module({
   // PrincipalResolver: a provider's change ends the sessions it minted, at once on this instance.
-  imports: [AuthModule],
+  imports: [AuthModule, JobsModule],
   controllers: [SsoProviderController, SsoCheckController, SsoDomainController],
   providers: [
     IdpNetwork,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobsModule } from '../../../infra/jobs/jobs.module';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { PamRequestsModule } from '../requests/pam-requests.module';
 import { ApprovalFanoutService } from './approval-fanout.service';
@@ -19,7 +20,7 @@ import { PushOutboxWorker } from './push/push-outbox.worker';
  * push delivery from the outbox.
  */
 @Module({
-  imports: [PamRequestsModule],
+  imports: [PamRequestsModule, JobsModule],
   controllers: [ApprovalController],
   providers: [
     ApprovalFanoutService,

@@ -1,9 +1,12 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { JobsService } from '../../../infra/jobs/jobs.service';
 import { ElevationRequestRepository } from './elevation-request.repository';
 
-export const EXPIRY_SWEEP_INTERVAL_MS = 15_000;
+/** The pg-boss queue of the sweep: one run per EXPIRY_SWEEP_SECONDS across every instance. */
+export const EXPIRY_SWEEP_QUEUE = 'pam_expiry_sweep';
+export const EXPIRY_SWEEP_SECONDS = 15;
 export const EXPIRY_SWEEP_BATCH = 500;
 
 /**
@@ -11,29 +14,27 @@ export const EXPIRY_SWEEP_BATCH = 500;
  * not depend on it: every state-changing statement carries the deadline in its predicate, and
  * reads show the effective status; the sweep makes the stored rows, events and audit trail catch
  * up, and takes back actuated elevations on the device. Each batch is one statement with SKIP
- * LOCKED, so every instance may run it (see docs/pam-lifecycle.md for why this is a timer).
+ * LOCKED, so two runs that overlap never expire a request twice. pg-boss starts one run per
+ * 15-second slot across every instance (JobsService.every); tests call `runOnce` directly.
  */
 @Injectable()
-export class ElevationExpiryJob implements OnApplicationBootstrap, OnModuleDestroy {
+export class ElevationExpiryJob implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ElevationExpiryJob.name);
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
 
   constructor(
     private readonly repo: ElevationRequestRepository,
     private readonly tx: TenantTransaction,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (!this.config.startJobs) return;
-    this.timer = setInterval(() => void this.runOnce(), EXPIRY_SWEEP_INTERVAL_MS);
-    this.timer.unref();
+  onModuleInit(): void {
+    void this.jobs.every(EXPIRY_SWEEP_QUEUE, EXPIRY_SWEEP_SECONDS, () => this.runOnce(), { expireInSeconds: 300 });
   }
 
+  /** Resolves once the run under way on this instance, if any, has ended. */
   async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     await this.running;
   }
 

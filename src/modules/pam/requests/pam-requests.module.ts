@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobsModule } from '../../../infra/jobs/jobs.module';
 import { ElevationExpiryJob } from './elevation-expiry.job';
 import { ElevationRequestController } from './elevation-request.controller';
 import { ElevationRequestRepository } from './elevation-request.repository';
@@ -13,6 +14,7 @@ import { PamEventService } from './pam-event.service';
  * flows write their `created` event through it) and the repository (actuation's claim).
  */
 @Module({
+  imports: [JobsModule],
   controllers: [ElevationRequestController],
   providers: [ElevationRequestRepository, ElevationRequestService, ElevationTransitionService, PamEventRepository, PamEventService, ElevationExpiryJob],
   exports: [ElevationRequestRepository, ElevationTransitionService, PamEventService, ElevationExpiryJob],

@@ -1,36 +1,33 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { JobsService } from '../../../infra/jobs/jobs.service';
 import { SsoDomainService } from './sso-domain.service';
 
-/** How often verified domains are re-checked, and how long a record may be missing before a domain loses its verification. */
-export const DOMAIN_RECHECK_INTERVAL_MS = 6 * 60 * 60 * 1000;
+/** When verified domains are re-checked (every six hours, UTC), and how long a record may be missing before a domain loses its verification. */
+export const DOMAIN_RECHECK_QUEUE = 'sso_domain_recheck';
+export const DOMAIN_RECHECK_CRON = '17 */6 * * *';
 export const DOMAIN_RECHECK_GRACE_HOURS = 72;
 
 /**
- * Runs the domain re-check on a timer when background jobs are enabled (START_JOBS). The
- * re-check is idempotent and its un-verification is a compare-and-swap, so every instance
- * may run it; docs/sso-admin.md explains why this is a timer rather than a pg-boss schedule.
+ * Runs the domain re-check on a pg-boss schedule when background jobs are enabled
+ * (START_JOBS): one run per tick across every instance. The re-check is idempotent and its
+ * un-verification is a compare-and-swap, so a run retried after its instance died is harmless.
  */
 @Injectable()
-export class DomainRecheckJob implements OnApplicationBootstrap, OnModuleDestroy {
+export class DomainRecheckJob implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(DomainRecheckJob.name);
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
   constructor(
     private readonly domains: SsoDomainService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (!this.config.startJobs) return;
-    this.timer = setInterval(() => this.runOnce(), DOMAIN_RECHECK_INTERVAL_MS);
-    this.timer.unref();
+  onModuleInit(): void {
+    void this.jobs.schedule(DOMAIN_RECHECK_QUEUE, DOMAIN_RECHECK_CRON, () => this.runOnce(), { expireInSeconds: 3600, retryLimit: 1 });
   }
 
+  /** Resolves once the pass under way on this instance, if any, has ended. */
   async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     await this.running;
   }
 

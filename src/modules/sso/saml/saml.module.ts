@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobsModule } from '../../../infra/jobs/jobs.module';
 import { SsoLoginModule } from '../login/sso-login.module';
 import { LoginStartRateGuard } from '../login/login-start-rate.guard';
 import { SamlAcsService } from './saml-acs.service';
@@ -7,6 +8,7 @@ import { SamlRequestCache } from './saml-request-cache.service';
 import { SamlServiceProvider } from './saml-sp.service';
 import { SamlController } from './saml.controller';
 import { SamlRepository } from './saml.repository';
+import { SsoStateCleanupJob } from './sso-state-cleanup.job';
 
 /**
  * SAML 2.0 service provider (spec 1.10, docs/sso-saml.md): SP metadata, SP-initiated login
@@ -14,8 +16,8 @@ import { SamlRepository } from './saml.repository';
  * module's login sessions, account resolution, exchange codes and audit.
  */
 @Module({
-  imports: [SsoLoginModule],
+  imports: [SsoLoginModule, JobsModule],
   controllers: [SamlController],
-  providers: [SamlRepository, SamlRequestCache, SamlServiceProvider, SamlLoginService, SamlAcsService, LoginStartRateGuard],
+  providers: [SamlRepository, SamlRequestCache, SamlServiceProvider, SamlLoginService, SamlAcsService, LoginStartRateGuard, SsoStateCleanupJob],
 })
 export class SamlModule {}

@@ -1,13 +1,15 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../../../infra/config/app-config';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { SecretBox } from '../../../../infra/crypto/secret-box.service';
 import { TenantTransaction } from '../../../../infra/database/tenant-transaction.service';
+import { JobsService } from '../../../../infra/jobs/jobs.service';
 import { pushTokenContext } from '../mobile-device.service';
 import { retryDelaySeconds } from './push-backoff.util';
 import { PushGateway, PushMessage } from './push-gateway';
 import { ClaimedPush, PushOutboxRepository, PushOutcome } from './push-outbox.repository';
 
-export const PUSH_POLL_INTERVAL_MS = 2000;
+/** The pg-boss queue of delivery rounds: one round per PUSH_ROUND_SECONDS across every instance. */
+export const PUSH_DELIVERY_QUEUE = 'pam_push_delivery';
+export const PUSH_ROUND_SECONDS = 2;
 export const PUSH_BATCH = 50;
 /** Longer than a send can take (the gateway times out after 5 s), so a lease outlives its send. */
 export const PUSH_LEASE_SECONDS = 60;
@@ -29,11 +31,14 @@ function messageOf(p: ClaimedPush, token: string): PushMessage {
  * Delivers mobile approval pushes from push_outbox after the transactions that wrote them have
  * committed. Claims and outcomes are short transactions of their own; the network calls happen
  * between them, never inside one. Safe on any number of instances (claims use SKIP LOCKED).
+ * pg-boss starts one round per 2-second slot across every instance (JobsService.every). Retries
+ * and their backoff are the outbox row's (attempts, next_attempt_at, push-backoff.util): a push
+ * that fails is retried by a later round, and one that runs out of attempts ends `failed` with
+ * its last error, where an operator can query it.
  */
 @Injectable()
-export class PushOutboxWorker implements OnApplicationBootstrap, OnModuleDestroy {
+export class PushOutboxWorker implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(PushOutboxWorker.name);
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<PushOutcome[]> | null = null;
 
   constructor(
@@ -41,18 +46,15 @@ export class PushOutboxWorker implements OnApplicationBootstrap, OnModuleDestroy
     private readonly gateway: PushGateway,
     private readonly box: SecretBox,
     private readonly tx: TenantTransaction,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (!this.config.startJobs) return;
-    this.timer = setInterval(() => void this.runOnce(), PUSH_POLL_INTERVAL_MS);
-    this.timer.unref();
+  onModuleInit(): void {
+    void this.jobs.every(PUSH_DELIVERY_QUEUE, PUSH_ROUND_SECONDS, () => this.runOnce(), { expireInSeconds: PUSH_LEASE_SECONDS });
   }
 
+  /** Resolves once the round under way on this instance, if any, has ended. */
   async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     await this.running;
   }
 

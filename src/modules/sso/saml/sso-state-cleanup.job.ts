@@ -1,0 +1,53 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { JobsService } from '../../../infra/jobs/jobs.service';
+import { SsoLoginRepository } from '../login/sso-login.repository';
+import { SamlRepository } from './saml.repository';
+
+export const SSO_CLEANUP_QUEUE = 'sso_state_cleanup';
+/** Every minute (UTC), across every instance. */
+export const SSO_CLEANUP_CRON = '* * * * *';
+
+/**
+ * Removes expired sign-in state: OIDC and SAML login sessions, exchange codes, unanswered SAML
+ * requests and consumed SAML assertions past their window. Each statement deletes a bounded
+ * batch; new sign-ins prune the same way as they write, so this job only keeps the tables small
+ * when sign-ins are rare. Nothing depends on it for correctness: every read checks `expires_at`.
+ */
+@Injectable()
+export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SsoStateCleanupJob.name);
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly login: SsoLoginRepository,
+    private readonly saml: SamlRepository,
+    private readonly tx: TenantTransaction,
+    private readonly jobs: JobsService,
+  ) {}
+
+  onModuleInit(): void {
+    void this.jobs.schedule(SSO_CLEANUP_QUEUE, SSO_CLEANUP_CRON, () => this.runOnce(), { expireInSeconds: 300 });
+  }
+
+  /** Resolves once the run under way on this instance, if any, has ended. */
+  async onModuleDestroy(): Promise<void> {
+    await this.running;
+  }
+
+  /** One pass over the four tables, unless one is still running in this process. */
+  runOnce(): Promise<void> {
+    this.running ??= this.tx
+      .withSystemContext('remove expired sign-in state of every tenant', async () => {
+        await this.login.sweepExpiredLoginSessions();
+        await this.login.sweepExpiredExchangeCodes();
+        await this.saml.sweepExpiredRequests();
+        await this.saml.sweepConsumedAssertions();
+      })
+      .catch((error: unknown) => this.logger.error({ err: error }, 'Sign-in state clean-up failed'))
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+}
