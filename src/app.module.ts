@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { ClsModule } from 'nestjs-cls';
 import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
@@ -13,6 +12,7 @@ import { ConfigModule } from './infra/config/config.module';
 import { CryptoModule } from './infra/crypto/crypto.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { loggerModuleParams } from './infra/logging/logging';
+import { RedisThrottlerStorage } from './common/guards/redis-throttler-storage.service';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { AuthGuard } from './common/guards/auth.guard';
 import { AppThrottlerGuard } from './common/guards/app-throttler.guard';
@@ -52,7 +52,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggerModuleParams(config)),
         CryptoModule,
-        DatabaseModule.forRoot(databaseAppUrl),
+        DatabaseModule.forRoot(databaseAppUrl, config),
         ClsModule.forRoot({
           global: true,
           middleware: {
@@ -71,7 +71,7 @@ export class AppModule {
         }),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: 60_000, limit: 1_000_000 }],
-          storage: config.redisUrl ? new ThrottlerStorageRedisService(config.redisUrl) : undefined,
+          storage: config.redisUrl ? new RedisThrottlerStorage(config.redisUrl) : undefined,
         }),
         AuditModule,
         AuthModule,

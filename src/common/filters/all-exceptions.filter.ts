@@ -68,6 +68,68 @@ export function postgresError(e: unknown): Answer | null {
   return null;
 }
 
+/** Seconds a client is told to wait (Retry-After) when the database cannot serve the request. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+const DATABASE_UNAVAILABLE: Answer = { statusCode: 503, code: 'database_unavailable', error: 'The database is unavailable; retry shortly' };
+const DATABASE_TIMEOUT: Answer = { statusCode: 503, code: 'database_unavailable', error: 'The database did not answer in time; retry shortly' };
+
+/**
+ * SQLSTATEs of a server that cannot serve now: connection exceptions (class 08), a server
+ * shutting down or restarting (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot connect
+ * now), too many connections (53300) and a session ended for idling in a transaction (25P03).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53000', '25P03']);
+/** Network failures of a connection (to PostgreSQL, as the pool raises them). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+/** What pg and pg-pool raise, without a code, for a connection lost, refused or not obtained in time. */
+const CONNECTION_MESSAGES =
+  /^(timeout exceeded when trying to connect|Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection ended unexpectedly)$/;
+
+/** The error, what TypeORM wrapped (driverError) and what it was caused by, a few levels deep. */
+function chain(e: unknown): object[] {
+  const out: object[] = [];
+  const queue: unknown[] = [e];
+  while (queue.length && out.length < 6) {
+    const x = queue.shift();
+    if (typeof x !== 'object' || x === null || out.includes(x)) continue;
+    out.push(x);
+    queue.push((x as { driverError?: unknown }).driverError, (x as { cause?: unknown }).cause);
+  }
+  return out;
+}
+
+/**
+ * The database could not serve the request: unreachable, restarting, out of connections, or a
+ * statement cancelled by statement_timeout (57014). Answered 503 with Retry-After, never 500:
+ * nothing is wrong with the request, and the same request succeeds once the database answers
+ * (a request answered 503 committed nothing, since its transaction could not finish).
+ */
+export function databaseUnavailable(e: unknown): Answer | null {
+  for (const x of chain(e)) {
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (code === '57014') return DATABASE_TIMEOUT;
+      if (code.startsWith('08') && /^[0-9A-Z]{5}$/.test(code)) return DATABASE_UNAVAILABLE;
+      if (UNAVAILABLE_STATES.has(code) || NETWORK_CODES.has(code)) return DATABASE_UNAVAILABLE;
+    }
+    if (x instanceof Error && CONNECTION_MESSAGES.test(x.message)) {
+      return /timeout/.test(x.message) ? DATABASE_TIMEOUT : DATABASE_UNAVAILABLE;
+    }
+  }
+  return null;
+}
+
+/** Why the database was unavailable, for the log: the SQLSTATE or network code, else pg's fixed message (never SQL or values). */
+function unavailableReason(e: unknown): string {
+  for (const x of chain(e)) {
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === 'string' && code) return code;
+  }
+  for (const x of chain(e)) if (x instanceof Error && CONNECTION_MESSAGES.test(x.message)) return x.message;
+  return 'unknown';
+}
+
 /**
  * Errors that are not Nest exceptions but were raised for the request itself: http-errors marked
  * `expose` (what the body parsers and Express raise) and Express's URIError for a path parameter
@@ -92,7 +154,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const requestId = String(req?.id ?? res.getHeader('x-request-id') ?? '');
     const body = this.toBody(exception, requestId, req);
-    if (body.statusCode === 429) {
+    if (body.statusCode === 429 || body.code === 'database_unavailable') {
       const retry = Number(body.retryAfter ?? 60);
       body.retryAfter = retry;
       res.setHeader('Retry-After', String(retry));
@@ -109,6 +171,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof ThrottlerException) {
       const retryAfter = Number((req?.res?.getHeader('retry-after') as string) ?? 60) || 60;
       return { success: false, statusCode: 429, code: 'rate_limited', error: 'Too many requests, slow down', requestId, retryAfter };
+    }
+    const unavailable = databaseUnavailable(exception);
+    if (unavailable) {
+      this.logger.warn({ requestId, reason: unavailableReason(exception) }, 'Database unavailable: answered 503');
+      return { success: false, requestId, ...unavailable, retryAfter: DATABASE_RETRY_AFTER_SECONDS };
     }
     const pg = postgresError(exception);
     if (pg) return { success: false, requestId, ...pg };

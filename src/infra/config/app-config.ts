@@ -32,6 +32,10 @@ class EnvVars {
   @IsOptional() @IsString() DATABASE_URL?: string;
   @IsOptional() @IsString() DATABASE_APP_URL?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() DATABASE_PREPARED_STATEMENTS?: boolean;
+  @IsOptional() @Transform(toInt) @EnvInt(1, 1000) DATABASE_POOL_SIZE?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(100, 600000) DATABASE_POOL_TIMEOUT_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(0, 86400000) DATABASE_STATEMENT_TIMEOUT_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(0, 86400000) DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS?: number;
   @IsOptional() @IsString() PUBLIC_URL?: string;
   @IsOptional() @IsString() PUBLIC_APP_URL?: string;
   @IsOptional() @IsString() DASHBOARD_URL?: string;
@@ -79,6 +83,14 @@ export interface AppConfig {
    * max_prepared_statements set.
    */
   databasePreparedStatements: boolean;
+  /** Connections of the request role's pool. */
+  databasePoolSize: number;
+  /** How long a request waits for a pooled connection (or a new one to open) before it is answered 503. */
+  databasePoolTimeoutMs: number;
+  /** The request role's statement_timeout, set on the role in the database so it holds behind a pooler too; 0 = none. */
+  databaseStatementTimeoutMs: number;
+  /** The request role's idle_in_transaction_session_timeout: a transaction left idle loses its connection; 0 = none. */
+  databaseIdleInTransactionTimeoutMs: number;
   publicUrl: string;
   encryptionKey: string;
   previousEncryptionKeys: string[];
@@ -266,6 +278,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: vars.DATABASE_URL,
     databaseAppUrl: vars.DATABASE_APP_URL,
     databasePreparedStatements: vars.DATABASE_PREPARED_STATEMENTS ?? false,
+    databasePoolSize: vars.DATABASE_POOL_SIZE ?? 20,
+    databasePoolTimeoutMs: vars.DATABASE_POOL_TIMEOUT_MS ?? 5000,
+    databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS ?? 30_000,
+    databaseIdleInTransactionTimeoutMs: vars.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS ?? 60_000,
     publicUrl,
     encryptionKey,
     previousEncryptionKeys: (vars.SECRET_ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter(Boolean),

@@ -55,3 +55,37 @@ export async function assertRequestRoleIsRestricted(query: (sql: string) => Prom
     );
   }
 }
+
+export interface RequestRoleTimeouts {
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+/**
+ * Sets the request role's statement_timeout and idle_in_transaction_session_timeout as its
+ * defaults in this database (`ALTER ROLE CURRENT_USER IN DATABASE … SET`, which a role may do for
+ * itself), so the server applies them to every session it opens, whoever pools the connections:
+ * startup parameters would be refused by PgBouncer, and a session SET would reach only the server
+ * connections that happened to run it. Written only when they differ from what is stored, so
+ * instances starting together mostly just read; the last instance to start with other values
+ * wins, for sessions opened after it. Runs before the pool opens its first connection.
+ */
+export async function applyRequestRoleTimeouts(appUrl: string, t: RequestRoleTimeouts): Promise<void> {
+  const wanted = [`statement_timeout=${t.statementTimeoutMs}`, `idle_in_transaction_session_timeout=${t.idleInTransactionTimeoutMs}`];
+  const client = new Client({ connectionString: appUrl, application_name: 'rmm-identity' });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ setconfig: string[] | null }>(
+      `SELECT s.setconfig FROM pg_db_role_setting s
+        WHERE s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND s.setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)`,
+    );
+    const stored = new Set(rows[0]?.setconfig ?? []);
+    if (wanted.every((w) => stored.has(w))) return;
+    const db = client.escapeIdentifier((await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db);
+    await alterRoleWithRetry(client, `ALTER ROLE CURRENT_USER IN DATABASE ${db} SET statement_timeout = ${Math.trunc(t.statementTimeoutMs)}`);
+    await alterRoleWithRetry(client, `ALTER ROLE CURRENT_USER IN DATABASE ${db} SET idle_in_transaction_session_timeout = ${Math.trunc(t.idleInTransactionTimeoutMs)}`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,24 +1,43 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config';
+import { applyRequestRoleTimeouts } from './app-role';
 import { Db } from './db.service';
 import { TenantTransaction } from './tenant-transaction.service';
 
+export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databasePoolTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleInTransactionTimeoutMs'>;
+
+/**
+ * Every wait on the database is bounded: a request waits at most `databasePoolTimeoutMs` for a
+ * pooled connection (or a new one to open), a statement runs at most `databaseStatementTimeoutMs`,
+ * and a transaction left idle loses its connection after `databaseIdleInTransactionTimeoutMs`.
+ * Each failure is answered 503 with Retry-After by the global filter, so requests do not pile up
+ * behind a slow or absent database (docs/operations.md).
+ */
 @Global()
 @Module({ providers: [Db, TenantTransaction], exports: [Db, TenantTransaction] })
 export class DatabaseModule {
   /** The request-role connection pool (never the owner). */
-  static forRoot(appUrl: string, poolSize = 20) {
+  static forRoot(appUrl: string, settings: DatabasePoolSettings): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: appUrl,
-          autoLoadEntities: true,
-          synchronize: false,
-          migrationsRun: false,
-          logging: false,
-          extra: { max: poolSize, application_name: 'rmm-identity' },
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => {
+            await applyRequestRoleTimeouts(appUrl, {
+              statementTimeoutMs: settings.databaseStatementTimeoutMs,
+              idleInTransactionTimeoutMs: settings.databaseIdleInTransactionTimeoutMs,
+            });
+            return {
+              type: 'postgres' as const,
+              url: appUrl,
+              autoLoadEntities: true,
+              synchronize: false,
+              migrationsRun: false,
+              logging: false,
+              extra: { max: settings.databasePoolSize, connectionTimeoutMillis: settings.databasePoolTimeoutMs, application_name: 'rmm-identity' },
+            };
+          },
         }),
       ],
     };

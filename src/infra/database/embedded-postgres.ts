@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -6,6 +7,14 @@ import { randomBytes } from 'node:crypto';
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
+  /**
+   * Stops the server the way an operator or a crash would, keeping its data (fault tests):
+   * `fast` (SIGINT: sessions are ended with 57P01, then a clean shutdown) or `immediate`
+   * (SIGQUIT: every process exits at once; the next start runs crash recovery).
+   */
+  halt(mode: 'fast' | 'immediate'): Promise<void>;
+  /** Starts the server again on the same port and data after halt(). */
+  restart(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -52,10 +61,22 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; persistent:
   return {
     url: `postgres://postgres:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/postgres`,
     stop: () => pg.stop(),
+    halt: async (mode) => {
+      const server = pg.process;
+      if (!server || server.exitCode !== null) return;
+      await new Promise<void>((res) => {
+        server.once('exit', () => res());
+        server.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
+      });
+      pg.process = undefined;
+    },
+    restart: () => pg.start(),
   };
 }
 
 interface EmbeddedInstance {
+  /** The postmaster, while the package's start() runs it. */
+  process?: ChildProcess;
   initialise(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -24,7 +24,7 @@ import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.service';
     {
       provide: DeviceRateLimiter,
       inject: [APP_CONFIG, Db],
-      useFactory: (config: AppConfig, db: Db): DeviceRateLimiter => (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new PostgresRateLimiter(db)),
+      useFactory: (config: AppConfig, db: Db): DeviceRateLimiter => (config.redisUrl ? new RedisRateLimiter(config.redisUrl, new PostgresRateLimiter(db)) : new PostgresRateLimiter(db)),
     },
   ],
 })

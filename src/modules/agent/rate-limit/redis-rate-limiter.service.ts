@@ -29,21 +29,38 @@ return math.ceil((1 - tokens) / rate)
 
 type TakeCommand = (key: string, rate: number, burst: number) => Promise<number>;
 
+/** How long one token may wait on Redis before the PostgreSQL bucket is used instead. */
+export const REDIS_TAKE_TIMEOUT_MS = 500;
+
 /**
- * The bucket in Redis when REDIS_URL is set. If Redis cannot answer, ingest goes on unlimited
- * (and says so in the log): a consent prompt left unrecorded is worse than a device briefly
- * above its rate.
+ * The bucket in Redis when REDIS_URL is set. If Redis cannot answer (stopped, unreachable, slower
+ * than REDIS_TAKE_TIMEOUT_MS), the token comes from the device's PostgreSQL bucket instead, the
+ * one used without Redis: the limit holds across instances during the outage, and no prompt is
+ * refused or delayed because Redis is down. The log says so once per outage.
  */
 export class RedisRateLimiter extends DeviceRateLimiter implements OnModuleDestroy {
   readonly placement = 'standalone';
   private readonly logger = new Logger('IngestRateLimit');
   private readonly redis: Redis;
   private readonly takeToken: TakeCommand;
+  private degraded = false;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly fallback: DeviceRateLimiter,
+    timeoutMs = REDIS_TAKE_TIMEOUT_MS,
+  ) {
     super();
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-    this.redis.on('error', (e: Error) => this.logger.warn(`Redis: ${e.message}`));
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      lazyConnect: false,
+      commandTimeout: timeoutMs,
+      connectTimeout: 2000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
+    // Reconnection errors repeat every retry; the outage is logged once, by take().
+    this.redis.on('error', () => undefined);
     this.redis.defineCommand('pamIngestTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     this.takeToken = (this.redis as unknown as { pamIngestTake: TakeCommand }).pamIngestTake.bind(this.redis);
   }
@@ -51,10 +68,17 @@ export class RedisRateLimiter extends DeviceRateLimiter implements OnModuleDestr
   async take(orgId: string, deviceId: string): Promise<RateDecision> {
     try {
       const wait = Number(await this.takeToken(`pam:ingest-rate:${orgId}:${deviceId}`, INGEST_RATE_PER_SECOND, INGEST_BURST));
+      if (this.degraded) {
+        this.degraded = false;
+        this.logger.log('Redis answers again: ingest rate limits are counted in Redis again');
+      }
       return wait > 0 ? { allowed: false, retryAfterSeconds: wait } : { allowed: true, retryAfterSeconds: 0 };
     } catch (e) {
-      this.logger.warn(`Ingest rate limit not applied, Redis failed: ${(e as Error).message}`);
-      return { allowed: true, retryAfterSeconds: 0 };
+      if (!this.degraded) {
+        this.degraded = true;
+        this.logger.warn(`Redis unavailable (${(e as Error).message}): ingest rate limits are counted in PostgreSQL until it answers`);
+      }
+      return this.fallback.take(orgId, deviceId);
     }
   }
 
