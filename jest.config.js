@@ -64,5 +64,7 @@ module.exports = {
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/security/auth-app-role.e2e.test.ts'],
     },
     { ...pooled, displayName: 'scale-out', testMatch: ['<rootDir>/test/scale-out/**/*.test.ts'] },
+    // Real faults against servers each file starts for itself (PostgreSQL, Redis, SMTP, push gateway): docs/operations.md.
+    { ...common, displayName: 'fault', rootDir: '.', testMatch: ['<rootDir>/test/fault/**/*.test.ts'], setupFiles: ['<rootDir>/test/support/env.ts'] },
   ],
 };
