@@ -155,8 +155,7 @@ export class JobsService implements OnApplicationBootstrap, OnModuleDestroy {
       retryBackoff: r.policy.retryBackoff ?? false,
       expireInSeconds: r.policy.expireInSeconds ?? 15 * 60,
     };
-    await boss.createQueue(r.name, queue);
-    await boss.updateQueue(r.name, queue);
+    await ensureQueue(boss, queue);
     const pollingIntervalSeconds = r.kind === 'every' ? Math.max(0.5, Math.min(POLL_SECONDS, r.periodSeconds / 2)) : POLL_SECONDS;
     await boss.work<object>(r.name, { includeMetadata: true, batchSize: 1, pollingIntervalSeconds }, async ([job]) => {
       try {
@@ -174,6 +173,23 @@ export class JobsService implements OnApplicationBootstrap, OnModuleDestroy {
       const ticker = setInterval(() => void offer(), offerEveryMs(r.periodSeconds));
       ticker.unref();
       this.tickers.push(ticker);
+    }
+  }
+}
+
+/**
+ * Creates the queue, or brings its options up to date. pg-boss 10 creates a queue's partition
+ * without a lock, so instances booting together can deadlock on it (seen with three): the loser
+ * waits a moment and finds the queue created by the winner.
+ */
+async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (await boss.getQueue(queue.name)) return await boss.updateQueue(queue.name, queue);
+      return await boss.createQueue(queue.name, queue);
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 200) * attempt));
     }
   }
 }
