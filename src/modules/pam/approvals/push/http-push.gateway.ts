@@ -38,6 +38,9 @@ export class HttpPushGateway extends PushGateway {
           res.on('error', () => resolve({ ok: false, retryable: true, error: 'Push gateway response was interrupted' }));
         },
       );
+      // `timeout` bounds silence on the socket; this bounds the whole exchange, so a gateway that answers slowly, byte by byte, cannot hold a send longer.
+      const deadline = setTimeout(() => req.destroy(new Error('timeout')), this.timeoutMs);
+      req.on('close', () => clearTimeout(deadline));
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', (err: NodeJS.ErrnoException) =>
         resolve({ ok: false, retryable: true, error: err.message === 'timeout' ? `Push gateway did not answer within ${this.timeoutMs} ms` : `Push gateway unreachable (${err.code ?? 'network error'})` }),
