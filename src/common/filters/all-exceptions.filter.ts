@@ -102,8 +102,7 @@ function chain(e: unknown): object[] {
 /**
  * The database could not serve the request: unreachable, restarting, out of connections, or a
  * statement cancelled by statement_timeout (57014). Answered 503 with Retry-After, never 500:
- * nothing is wrong with the request, and the same request succeeds once the database answers
- * (a request answered 503 committed nothing, since its transaction could not finish).
+ * nothing is wrong with the request, and the same request succeeds once the database answers.
  */
 export function databaseUnavailable(e: unknown): Answer | null {
   for (const x of chain(e)) {
