@@ -62,3 +62,44 @@ describe('TRUST_PROXY', () => {
     expect(() => read('11')).toThrow(/hop count from 0 to 10/);
   });
 });
+
+/** Issue 18: every wait on the database is bounded, with defaults and limits of its own. */
+describe('database pool and timeouts', () => {
+  const secrets = { NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: 'k'.repeat(32), JWT_SECRET: 'j'.repeat(32) };
+  const read = (env: Record<string, string> = {}) => loadConfig({ ...secrets, ...env });
+  const problem = (env: Record<string, string>) => {
+    try {
+      read(env);
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+
+  it('bounds every wait by default', () => {
+    expect(read()).toMatchObject({ databasePoolSize: 20, databasePoolTimeoutMs: 5000, databaseStatementTimeoutMs: 30_000, databaseIdleInTransactionTimeoutMs: 60_000 });
+  });
+
+  it('reads each setting at the edges of its range, 0 turning a timeout off', () => {
+    expect(read({ DATABASE_POOL_SIZE: '1', DATABASE_POOL_TIMEOUT_MS: '100', DATABASE_STATEMENT_TIMEOUT_MS: '0', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0' })).toMatchObject({
+      databasePoolSize: 1,
+      databasePoolTimeoutMs: 100,
+      databaseStatementTimeoutMs: 0,
+      databaseIdleInTransactionTimeoutMs: 0,
+    });
+    expect(read({ DATABASE_POOL_SIZE: '1000', DATABASE_POOL_TIMEOUT_MS: '600000', DATABASE_STATEMENT_TIMEOUT_MS: '86400000' })).toMatchObject({
+      databasePoolSize: 1000,
+      databasePoolTimeoutMs: 600_000,
+      databaseStatementTimeoutMs: 86_400_000,
+    });
+  });
+
+  it('refuses a value one past either edge, and one that is not a whole number', () => {
+    expect(problem({ DATABASE_POOL_SIZE: '0' })).toContain('DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "0"');
+    expect(problem({ DATABASE_POOL_SIZE: '1001' })).toContain('DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "1001"');
+    // An acquisition wait of 0 would mean waiting forever in pg-pool: refused.
+    expect(problem({ DATABASE_POOL_TIMEOUT_MS: '99' })).toContain('DATABASE_POOL_TIMEOUT_MS must be a whole number from 100 to 600000, not "99"');
+    expect(problem({ DATABASE_STATEMENT_TIMEOUT_MS: '86400001' })).toContain('DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 to 86400000');
+    expect(problem({ DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '30s' })).toContain('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 to 86400000, not "30s"');
+  });
+});
