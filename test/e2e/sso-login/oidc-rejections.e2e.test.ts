@@ -199,7 +199,12 @@ describe('OIDC callback refusals', () => {
     const { ids, provider } = await tenantWithProvider();
     const started = await startLogin(t, `/api/v1/sso/login/${ids.orgA}`);
     const state = new URL(started.location).searchParams.get('state');
-    const cb = await callback(t, `http://localhost:3000/api/v1/sso/callback?error=access_denied&error_description=User+cancelled+%3Cscript%3E&state=${state}`, started.cookie);
+    // The OP names itself in error answers too (RFC 9207), so the forged answer carries its iss.
+    const cb = await callback(
+      t,
+      `http://localhost:3000/api/v1/sso/callback?error=access_denied&error_description=User+cancelled+%3Cscript%3E&state=${state}&iss=${encodeURIComponent(op.issuer)}`,
+      started.cookie,
+    );
     expect(cb.location).toBe('/login?error=sso_error');
     expect((await auditOf(provider, 'sso.login.rejected'))[0].details).toEqual({ code: 'sso_error', reason: 'idp_returned_error_access_denied' });
   });

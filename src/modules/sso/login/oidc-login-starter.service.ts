@@ -5,6 +5,7 @@ import { TenantTransaction } from '../../../infra/database/tenant-transaction.se
 import { callerVisible } from '../net/net.errors';
 import { clientSecretContext } from '../providers/sso-provider.types';
 import { oidcClientConfig, ownerOf } from './login-provider.util';
+import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
 import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
 import { SsoLoginErrors } from './sso-login.errors';
 import { LoginProviderRow, SsoLoginRepository } from './sso-login.repository';
@@ -38,6 +39,7 @@ export class OidcLoginStarter {
     private readonly repo: SsoLoginRepository,
     private readonly tx: TenantTransaction,
     private readonly box: SecretBox,
+    private readonly metadata: OidcProviderMetadataCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -73,6 +75,8 @@ export class OidcLoginStarter {
       }
       throw error;
     }
+    // Read before the login session is written: the callback applies what the provider advertised now.
+    const { issParameterSupported } = await this.metadata.of(client.config.issuer);
     const attempt = this.rp.newAttempt();
     const { orgId, partnerId } = ownerOf(provider);
     await this.tx.withSystemContext('a public login start records its login session', async () => {
@@ -89,6 +93,7 @@ export class OidcLoginStarter {
         purpose: purpose.purpose,
         linkUserId: purpose.linkUserId ?? null,
         linkSessionId: purpose.linkSessionId ?? null,
+        issRequired: issParameterSupported,
         ttlSeconds: LOGIN_SESSION_TTL_SECONDS,
       });
     });

@@ -16,6 +16,8 @@ export interface CallbackQuery {
   code?: unknown;
   state?: unknown;
   error?: unknown;
+  /** RFC 9207: the issuer of the authorization response. */
+  iss?: unknown;
 }
 
 export interface CallbackResult {
@@ -117,6 +119,11 @@ export class SsoCallbackService {
 
   private checkOpened(session: LoginSessionRow, provider: LoginProviderRow | null, query: CallbackQuery): Opened | LoginRejection {
     if (!provider) return new LoginRejection('sso_provider_inactive', 'provider_deleted');
+    // RFC 9207 §2.4, before anything of the response is read: an answer from another provider (mix-up) is refused.
+    if (session.iss_required) {
+      if (query.iss === undefined) return new LoginRejection('sso_error', 'iss_parameter_missing');
+      if (typeof query.iss !== 'string' || query.iss !== provider.issuer) return new LoginRejection('sso_error', 'iss_parameter_mismatch');
+    }
     if (provider.status !== 'active') return new LoginRejection('sso_provider_inactive', `provider_${provider.status}`);
     if (provider.generation !== session.generation) return new LoginRejection('sso_config_changed', 'provider_reconfigured_since_login_start');
     const client = this.starter.clientConfig(provider);

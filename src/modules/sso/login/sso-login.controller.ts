@@ -82,6 +82,7 @@ export class SsoLoginController {
   @ApiQuery({ name: 'code', required: false, description: "The identity provider's authorization code.", schema: { type: 'string' } })
   @ApiQuery({ name: 'state', required: false, description: 'The state this service sent with the sign-in.', schema: { type: 'string' } })
   @ApiQuery({ name: 'error', required: false, description: "The identity provider's error, when it refused.", schema: { type: 'string' } })
+  @ApiQuery({ name: 'iss', required: false, description: 'RFC 9207: the issuer of the answer; required when the provider advertises it.', schema: { type: 'string' } })
   async callback(@Query() query: CallbackQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
     const result = await this.callbacks.handle(query, req.cookies?.[STATE_COOKIE]);
     if (result.clearStateCookie) res.clearCookie(STATE_COOKIE, clearedStateCookieOptions(this.login.secureCookies));

@@ -19,6 +19,7 @@ import { LoginContextService } from './login-context.service';
 import { LoginStartRateGuard } from './login-start-rate.guard';
 import { OIDC_HTTP, OidcRelyingParty } from './oidc-relying-party.service';
 import { OidcLoginStarter } from './oidc-login-starter.service';
+import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
 import { SsoCallbackService } from './sso-callback.service';
 import { SsoExchangeService } from './sso-exchange.service';
 import { SsoLoginController } from './sso-login.controller';
@@ -43,6 +44,7 @@ import { SsoLoginService } from './sso-login.service';
     OidcRelyingParty,
     SsoLoginRepository,
     OidcLoginStarter,
+    OidcProviderMetadataCache,
     SsoLoginService,
     SsoCallbackService,
     AccountResolver,

@@ -47,6 +47,8 @@ export interface LoginSessionRow {
   purpose: 'login' | 'link';
   link_user_id: string | null;
   link_session_id: string | null;
+  /** RFC 9207: the provider advertised `iss` in authorization responses when the round trip started. */
+  iss_required: boolean;
 }
 
 export interface NewLoginSession {
@@ -61,6 +63,7 @@ export interface NewLoginSession {
   purpose: 'login' | 'link';
   linkUserId: string | null;
   linkSessionId: string | null;
+  issRequired: boolean;
   ttlSeconds: number;
 }
 
@@ -100,7 +103,7 @@ const PROVIDER_COLUMNS = `id, org_id, partner_id, name, type, status, issuer, cl
   userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains,
   enforce_sso, trusts_idp_mfa, generation, created_at, created_by, updated_by`;
 
-const SESSION_COLUMNS = 'id, org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id';
+const SESSION_COLUMNS = 'id, org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id, iss_required';
 
 /**
  * Tables of the sign-in flows. Public routes have no tenant yet, so callers run these in a
@@ -150,9 +153,9 @@ export class SsoLoginRepository {
 
   async insertLoginSession(s: NewLoginSession): Promise<void> {
     await this.db.exec(
-      `INSERT INTO sso_sessions (org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + make_interval(secs => $12))`,
-      [s.orgId, s.partnerId, s.providerId, s.state, s.nonce, s.codeVerifier, s.redirectUrl, s.generation, s.purpose, s.linkUserId, s.linkSessionId, s.ttlSeconds],
+      `INSERT INTO sso_sessions (org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id, iss_required, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() + make_interval(secs => $13))`,
+      [s.orgId, s.partnerId, s.providerId, s.state, s.nonce, s.codeVerifier, s.redirectUrl, s.generation, s.purpose, s.linkUserId, s.linkSessionId, s.issRequired, s.ttlSeconds],
     );
   }
 

@@ -81,6 +81,7 @@ export class SamlLoginService {
         purpose: 'login',
         linkUserId: null,
         linkSessionId: null,
+        issRequired: false,
         ttlSeconds: LOGIN_SESSION_TTL_SECONDS,
       });
       return this.sp.authorizeUrl(provider.id, settings, this.cache.forProvider(tenant), requestId, state);
