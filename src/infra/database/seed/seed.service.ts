@@ -1,18 +1,25 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Db } from '../db.service';
 import { TenantTransaction } from '../tenant-transaction.service';
 import { SecretBox, tokenHash } from '../../crypto/secret-box.service';
 import { PasswordService } from '../../../modules/auth/password.service';
 import { totpContext } from '../../../modules/auth/auth.service';
+import { canonicalJson } from '../../../modules/pam/flows/canonical-json.util';
+import { validateRuleShape } from '../../../modules/pam/rules/engine/rule-shape.util';
+import { newRuleWrite } from '../../../modules/pam/rules/rule-write.util';
 import { Fixture, FixtureIds } from './fixture.types';
+
+type FixtureRequest = NonNullable<Fixture['elevationRequests']>[number];
 
 export class FixtureError extends Error {}
 
 /**
  * Loads a fixture idempotently: rows are matched by id, else by their natural key (partner
  * name, organization name within its partner, site or group name within its organization,
- * device agent id or hostname, role name within its owner, user email), and only differences
- * are written, so loading the same file twice changes nothing.
+ * device agent id or hostname, role name within its owner, user email, signer group or rule name
+ * within its organization), and only differences are written, so loading the same file twice
+ * changes nothing. Elevation requests are history: inserted once by id, never rewritten.
  */
 @Injectable()
 export class SeedService {
@@ -21,6 +28,7 @@ export class SeedService {
     private readonly tx: TenantTransaction,
     private readonly box: SecretBox,
     private readonly passwords: PasswordService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   load(f: Fixture): Promise<FixtureIds> {
@@ -73,7 +81,119 @@ export class SeedService {
     for (const u of f.users ?? []) {
       ids[u.key] = await this.loadUser(u, ref);
     }
+    await this.loadPam(f, ids, ref);
     return ids;
+  }
+
+  /** Signer groups and rules (bumping each touched organization's rules version), then request history. */
+  private async loadPam(f: Fixture, ids: FixtureIds, ref: (k: string | undefined, kind: string) => string): Promise<void> {
+    const touched = new Set<string>();
+    for (const g of f.signerGroups ?? []) {
+      const orgId = ref(g.organization, 'organization');
+      const signers = [...new Map(g.signers.map((x) => x.trim()).filter(Boolean).map((x) => [x.toLowerCase(), x])).values()];
+      const r = await this.upsertTracked('pam_signer_groups', g.id, { org_id: orgId, name: g.name }, { org_id: orgId, name: g.name, description: g.description ?? null, signers });
+      ids[g.key] = r.id;
+      if (r.changed) touched.add(orgId);
+    }
+    for (const rule of f.pamRules ?? []) {
+      const orgId = ref(rule.organization, 'organization');
+      const { key, id, organization, site, matchSignerGroup, ...fields } = rule;
+      void key, void organization;
+      const w = newRuleWrite({ ...fields, siteId: site ? ref(site, 'site') : null, matchSignerGroupId: matchSignerGroup ? ref(matchSignerGroup, 'signer group') : null });
+      const shape = validateRuleShape(w);
+      if (!shape.ok) throw new FixtureError(`PAM rule "${rule.name}": ${shape.message}`);
+      const r = await this.upsertTracked('pam_rules', id, { org_id: orgId, name: w.name }, {
+        org_id: orgId, site_id: w.siteId, name: w.name, verdict: w.verdict, priority: w.priority, enabled: w.enabled,
+        match_signer: w.matchSigner, match_signer_group_id: w.matchSignerGroupId, match_hash: w.matchHash, match_path_glob: w.matchPathGlob,
+        match_parent_image: w.matchParentImage, match_command_line: w.matchCommandLine, match_user: w.matchUser, match_ad_group: w.matchAdGroup,
+        match_tool_name: w.matchToolName, match_risk_tier: w.matchRiskTier, match_negate: w.matchNegate, time_window: w.timeWindow,
+        approval_duration_minutes: w.approvalDurationMinutes,
+      });
+      ids[rule.key] = r.id;
+      if (r.changed) touched.add(orgId);
+    }
+    for (const orgId of touched) {
+      await this.db.exec(
+        `INSERT INTO pam_rules_versions (org_id, version) VALUES ($1, 1) ON CONFLICT (org_id) DO UPDATE SET version = pam_rules_versions.version + 1`,
+        [orgId],
+      );
+    }
+    if (!f.elevationRequests?.length) return;
+    const { now } = (await this.db.one<{ now: Date }>(`SELECT now() AS now`))!;
+    for (const e of f.elevationRequests) {
+      ids[e.key] = await this.loadRequest(e, now, ids, ref);
+    }
+  }
+
+  /**
+   * One request as the lifecycle would have left it: the row, its transition log and, for an
+   * actuated one, the completed command. Matched by id only; an existing request is left alone.
+   */
+  private async loadRequest(e: FixtureRequest, now: Date, ids: FixtureIds, ref: (k: string | undefined, kind: string) => string): Promise<string> {
+    if (!e.id) throw new FixtureError(`Elevation request "${e.key}" needs an id`);
+    if (!/^[0-9a-fA-F]{64}$/.test(e.hash)) throw new FixtureError(`Elevation request "${e.key}": hash must be 64 hexadecimal characters`);
+    if (!(e.requestedHoursAgo >= 0)) throw new FixtureError(`Elevation request "${e.key}": requestedHoursAgo must be a number of hours, 0 or more`);
+    if (await this.db.one(`SELECT 1 FROM elevation_requests WHERE id = $1`, [e.id])) return e.id;
+    const device = await this.db.one<{ org_id: string; site_id: string }>(`SELECT org_id, site_id FROM devices WHERE id = $1`, [ref(e.device, 'device')]);
+    const rule = e.rule
+      ? await this.db.one<{ id: string; name: string; approval_duration_minutes: number | null }>(`SELECT id, name, approval_duration_minutes FROM pam_rules WHERE id = $1`, [ref(e.rule, 'PAM rule')])
+      : null;
+    const decider = e.decidedBy ? await this.db.one<{ id: string; name: string }>(`SELECT id, name FROM users WHERE id = $1`, [ref(e.decidedBy, 'user')]) : null;
+    const human = ['approved', 'revoked', 'actuating'].includes(e.status) || (e.status === 'denied' && !rule);
+    if (human && !decider) throw new FixtureError(`Elevation request "${e.key}" (${e.status}) needs decidedBy, the technician who decided it`);
+    if (e.status === 'auto_approved' && !rule) throw new FixtureError(`Elevation request "${e.key}" (auto_approved) needs the rule that approved it`);
+
+    const minutes = (m: number) => m * 60_000;
+    const requestedAt = new Date(now.getTime() - e.requestedHoursAgo * 3_600_000);
+    const decidedAt = human ? new Date(requestedAt.getTime() + minutes(e.decidedAfterMinutes ?? 4)) : ['auto_approved', 'denied'].includes(e.status) ? requestedAt : null;
+    const granted = ['approved', 'auto_approved', 'revoked', 'actuating'].includes(e.status);
+    const duration = granted ? (e.durationMinutes ?? rule?.approval_duration_minutes ?? 60) : null;
+    const expiresAt = granted && decidedAt ? new Date(decidedAt.getTime() + minutes(duration!)) : null;
+    const revokedAt = e.status === 'revoked' ? new Date(decidedAt!.getTime() + minutes(Math.min(10, duration! / 2))) : null;
+    const actuatedAt = e.status === 'actuating' ? new Date(decidedAt!.getTime() + minutes(1)) : null;
+    const exe = e.path.split(/[\\/]/).pop();
+    await this.db.exec(
+      `INSERT INTO elevation_requests (id, org_id, site_id, device_id, flow_type, status, subject_username, target_executable_path,
+         target_executable_hash, target_executable_signer, parent_image, command_line, reason, requested_at, decided_at, expires_at,
+         duration_minutes, decision_source, pam_rule_id, pam_rule_name, approved_by, approved_by_name, denied_by, denied_by_name,
+         revoked_by, revoked_by_name, revoked_at, decision_reason, revoke_reason, actuated_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'uac_intercept', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
+         $24, $25, $26, $27, $28, $29, $13, coalesce($26::timestamptz, $14::timestamptz, $13::timestamptz))`,
+      [
+        e.id, device!.org_id, device!.site_id, ids[e.device], e.status, e.subjectUsername, e.path, e.hash.toLowerCase(), e.signer ?? null,
+        e.parentImage ?? null, e.commandLine ?? null, `Elevation prompt for ${exe} observed by the agent`, requestedAt, decidedAt, expiresAt,
+        duration, human ? 'human' : rule && decidedAt ? 'pam_rule' : null, rule?.id ?? null, rule?.name ?? null,
+        granted && human ? decider!.id : null, granted && human ? decider!.name : null,
+        e.status === 'denied' && human ? decider!.id : null, e.status === 'denied' && human ? decider!.name : null,
+        revokedAt ? decider!.id : null, revokedAt ? decider!.name : null, revokedAt,
+        human ? (e.reason ?? null) : null, revokedAt ? (e.revokeReason ?? 'Work finished') : null, actuatedAt,
+      ],
+    );
+
+    type Event = { type: string; from: string | null; to: string; at: Date; actor: 'user' | 'system' | 'agent'; actorId: string | null; details?: object };
+    const agent = await this.db.one<{ id: string }>(`SELECT id FROM agents WHERE device_id = $1 ORDER BY created_at LIMIT 1`, [ids[e.device]]);
+    const firstStatus = human || e.status === 'expired' || e.status === 'pending' ? 'pending' : e.status;
+    const events: Event[] = [{ type: 'created', from: null, to: firstStatus, at: requestedAt, actor: 'agent', actorId: agent?.id ?? null, details: rule ? { ruleId: rule.id, ruleName: rule.name } : {} }];
+    if (human) events.push({ type: e.status === 'denied' ? 'denied' : 'approved', from: 'pending', to: e.status === 'denied' ? 'denied' : 'approved', at: decidedAt!, actor: 'user', actorId: decider!.id, details: e.reason ? { reason: e.reason } : {} });
+    if (e.status === 'expired') events.push({ type: 'expired', from: 'pending', to: 'expired', at: new Date(requestedAt.getTime() + minutes(this.config.pamPendingTtlMinutes)), actor: 'system', actorId: null });
+    if (revokedAt) events.push({ type: 'revoked', from: 'approved', to: 'revoked', at: revokedAt, actor: 'user', actorId: decider!.id, details: { reason: e.revokeReason ?? 'Work finished' } });
+    if (actuatedAt) {
+      const command = await this.db.one<{ id: string }>(
+        `INSERT INTO device_commands (org_id, device_id, type, payload, status, elevation_request_id, created_at, delivered_at, completed_at)
+         VALUES ($1, $2, 'actuate_elevation', $3, 'completed', $4, $5::timestamptz, $5::timestamptz + interval '2 seconds', $5::timestamptz + interval '5 seconds') RETURNING id`,
+        [device!.org_id, ids[e.device], { elevationRequestId: e.id, timeoutMs: 8000 }, e.id, actuatedAt],
+      );
+      events.push({ type: 'actuation_claimed', from: 'approved', to: 'actuating', at: actuatedAt, actor: 'user', actorId: decider!.id, details: { commandId: command!.id } });
+      events.push({ type: 'actuation_completed', from: 'actuating', to: 'actuating', at: new Date(actuatedAt.getTime() + 5_000), actor: 'agent', actorId: agent?.id ?? null, details: { commandId: command!.id } });
+    }
+    for (const ev of events) {
+      await this.db.exec(
+        `INSERT INTO pam_elevation_events (org_id, elevation_request_id, type, from_status, to_status, actor_type, actor_id, details, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [device!.org_id, e.id, ev.type, ev.from, ev.to, ev.actor, ev.actorId, ev.details ?? {}, ev.at],
+      );
+    }
+    return e.id;
   }
 
   private async loadUser(u: NonNullable<Fixture['users']>[number], ref: (k: string | undefined, kind: string) => string): Promise<string> {
@@ -128,10 +248,14 @@ export class SeedService {
     return id;
   }
 
-  /** Finds the row by id or natural key; inserts it, or updates only the columns that differ. */
   private async upsert(table: string, id: string | undefined, natural: Record<string, unknown>, values: Record<string, unknown>): Promise<string> {
+    return (await this.upsertTracked(table, id, natural, values)).id;
+  }
+
+  /** Finds the row by id or natural key; inserts it, or updates only the columns that differ (`changed` says whether it wrote). */
+  private async upsertTracked(table: string, id: string | undefined, natural: Record<string, unknown>, values: Record<string, unknown>): Promise<{ id: string; changed: boolean }> {
     const keyCols = id ? { id } : natural;
-    const where = Object.keys(keyCols).map((c, i) => (c === 'email' || (table === 'roles' && c === 'name') ? `lower(${c}) = lower($${i + 1})` : `${c} = $${i + 1}`));
+    const where = Object.keys(keyCols).map((c, i) => (c === 'email' || (['roles', 'pam_signer_groups'].includes(table) && c === 'name') ? `lower(${c}) = lower($${i + 1})` : `${c} = $${i + 1}`));
     const found = await this.db.one<Record<string, unknown>>(`SELECT * FROM ${table} WHERE ${where.join(' AND ')}`, Object.values(keyCols));
     if (!found) {
       const cols = Object.keys(values).concat(id ? ['id'] : []);
@@ -140,15 +264,16 @@ export class SeedService {
         `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
         vals,
       );
-      return row!.id;
+      return { id: row!.id, changed: true };
     }
-    const changed = Object.entries(values).filter(([c, v]) => JSON.stringify(found[c]) !== JSON.stringify(v));
+    // Key order is not kept by jsonb, so values compare in canonical form.
+    const changed = Object.entries(values).filter(([c, v]) => canonicalJson(found[c] ?? null) !== canonicalJson(v ?? null));
     if (changed.length) {
       await this.db.exec(
         `UPDATE ${table} SET ${changed.map(([c], i) => `${c} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
         [found.id, ...changed.map(([, v]) => v)],
       );
     }
-    return found.id as string;
+    return { id: found.id as string, changed: changed.length > 0 };
   }
 }
