@@ -28,9 +28,11 @@ async function main(): Promise<void> {
   const db = await prepareDatabase(config);
   const app = await createApp({ ...config, databaseUrl: db.ownerUrl }, db.appUrl);
   const demo = !config.isProduction;
+  let demoAgent: NonNullable<Fixture['devices']>[number] | undefined;
   if (demo) {
     const fixture = JSON.parse(readFileSync(join(__dirname, 'infra/database/seed/demo.json'), 'utf8')) as Fixture;
     await app.get(SeedService).load(fixture);
+    demoAgent = fixture.devices?.find((d) => d.agentId && d.agentToken);
   }
   await app.listen(config.port);
   installGracefulShutdown(app, {
@@ -53,6 +55,14 @@ async function main(): Promise<void> {
       '  Demo technician: admin@demo-msp.example / demo-password-123  (TOTP secret JBSWY3DPEHPK3PXP)',
       '  Demo customer:   owner@contoso-dental.example / demo-password-123',
     );
+    if (demoAgent) {
+      lines.push(
+        `  Demo agent:      ${demoAgent.hostname}, agent id ${demoAgent.agentId}, token ${demoAgent.agentToken}`,
+        config.pamActuatorEnabled
+          ? '                   npm run agent:simulate  (prompts from this device: ingest, approval, actuation)'
+          : '                   npm run agent:simulate  (prompts from this device; start with PAM_ACTUATOR_ENABLED=true to see approvals actuated)',
+      );
+    }
   }
   await printLast(app, lines.join('\n') + '\n\n');
 }

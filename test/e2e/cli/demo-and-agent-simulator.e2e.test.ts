@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { PROMPTS, simulate } from '../../../src/cli/agent-simulate';
+import type { Fixture } from '../../../src/infra/database/seed/fixture.types';
+import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
+
+/**
+ * Issue 15 item 5: the demo tenant shows PAM at work (rules of every verdict, a signer group,
+ * requests in every state over the last days, an enrolled device), and the agent simulator takes
+ * prompts through the real agent API from ingest to approval to actuation. The demo file is loaded
+ * once, by this file only: its partner, device and requests have fixed names and ids.
+ */
+describe('the demo tenant and the agent simulator', () => {
+  let t: TestApp;
+  let ids: Record<string, string>;
+  let admin: string;
+  const demo = JSON.parse(readFileSync(join(__dirname, '../../../src/infra/database/seed/demo.json'), 'utf8')) as Fixture;
+  const agent = demo.devices!.find((d) => d.agentToken)!;
+  const technician = demo.users!.find((u) => u.key === 'admin')!;
+
+  const counts = async () =>
+    (
+      await ownerQuery<Record<string, string>>(
+        `SELECT (SELECT count(*) FROM pam_rules WHERE org_id = $1) AS rules, (SELECT count(*) FROM pam_signer_groups WHERE org_id = $1) AS groups,
+                (SELECT count(*) FROM elevation_requests WHERE org_id = $1) AS requests, (SELECT count(*) FROM pam_elevation_events WHERE org_id = $1) AS events,
+                (SELECT count(*) FROM device_commands WHERE org_id = $1) AS commands, (SELECT version FROM pam_rules_versions WHERE org_id = $1) AS version,
+                (SELECT max(updated_at) FROM pam_rules WHERE org_id = $1) AS rules_updated`,
+        [ids.org],
+      )
+    )[0];
+
+  beforeAll(async () => {
+    t = await startTestApp({ PAM_ACTUATOR_ENABLED: 'true' }, { listen: true });
+    ids = await t.seed(demo);
+    admin = await t.token(ids.admin, { mfa: true });
+  });
+  afterAll(() => t.close());
+
+  it('seeds rules of every verdict, a signer group, and requests in every state spread over the last days', async () => {
+    const rules = await request(t.http).get(`/api/v1/pam/rules?orgId=${ids.org}`).set('Authorization', `Bearer ${admin}`).expect(200);
+    const verdicts = rules.body.rules.map((r: { verdict: string }) => r.verdict);
+    for (const v of ['auto_approve', 'auto_deny', 'require_approval', 'ignore']) expect(verdicts.filter((x: string) => x === v).length).toBeGreaterThanOrEqual(2);
+    const trusted = rules.body.rules.find((r: { name: string }) => r.name === 'Approve trusted vendors for 15 minutes');
+    expect(trusted).toMatchObject({ matchSignerGroupId: ids.trustedVendors, approvalDurationMinutes: 15 });
+    expect(rules.body.rules.find((r: { name: string }) => r.name.startsWith('Front desk')).timeWindow).toEqual({ start: '18:00', end: '07:59', days: null, timezone: 'America/New_York' });
+
+    const groups = await request(t.http).get(`/api/v1/pam/signer-groups?orgId=${ids.org}`).set('Authorization', `Bearer ${admin}`).expect(200);
+    expect(groups.body.signerGroups).toEqual([expect.objectContaining({ name: 'Trusted vendors', signers: expect.arrayContaining(['Zoom Video Communications, Inc.']) })]);
+
+    const list = await request(t.http).get(`/api/v1/pam/elevation-requests?orgId=${ids.org}&limit=100`).set('Authorization', `Bearer ${admin}`).expect(200);
+    const seeded = list.body.requests.filter((r: { id: string }) => demo.elevationRequests!.some((e) => e.id === r.id));
+    expect(new Set(seeded.map((r: { status: string }) => r.status))).toEqual(new Set(['pending', 'approved', 'auto_approved', 'denied', 'expired', 'revoked', 'actuating']));
+    const ages = seeded.map((r: { requestedAt: string }) => (Date.now() - Date.parse(r.requestedAt)) / 3_600_000);
+    expect(Math.max(...ages)).toBeGreaterThan(96);
+    expect(Math.min(...ages)).toBeLessThan(1);
+    expect(seeded.find((r: { id: string }) => r.id === ids.reqAnyDesk)).toMatchObject({ status: 'denied', decisionSource: 'pam_rule', pamRuleName: 'Block executables run from Downloads' });
+    expect(seeded.find((r: { id: string }) => r.id === ids.reqTeamViewer)).toMatchObject({ status: 'denied', decisionSource: 'human', deniedByName: 'Demo Admin' });
+
+    const actuated = await request(t.http).get(`/api/v1/pam/elevation-requests/${ids.reqActuated}`).set('Authorization', `Bearer ${admin}`).expect(200);
+    expect(actuated.body.events.map((e: { type: string }) => e.type)).toEqual(['created', 'approved', 'actuation_claimed', 'actuation_completed']);
+    const revoked = await request(t.http).get(`/api/v1/pam/elevation-requests/${ids.reqRevoked}`).set('Authorization', `Bearer ${admin}`).expect(200);
+    expect(revoked.body.events.map((e: { type: string; toStatus: string }) => `${e.type}:${e.toStatus}`)).toEqual(['created:pending', 'approved:approved', 'revoked:revoked']);
+  });
+
+  it('loads the demo a second time without writing anything', async () => {
+    const before = await counts();
+    const again = await t.seed(demo);
+    expect(again).toEqual(ids);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('enrols the demo device whose agent token the start-up banner prints', async () => {
+    const settings = await request(t.http).get(`/api/v1/agents/${agent.agentId}/pam-settings`).set('Authorization', `Bearer ${agent.agentToken}`).expect(200);
+    expect(settings.body).toEqual({ uacInterceptionEnabled: true });
+    const main = readFileSync(join(__dirname, '../../../src/main.ts'), 'utf8');
+    expect(main).toContain('token ${demoAgent.agentToken}');
+  });
+
+  it('takes simulated prompts from ingest through approval to actuation, visible in the request list and the audit log', async () => {
+    const lines: string[] = [];
+    const results = await simulate({
+      url: t.baseUrl,
+      agentId: agent.agentId!,
+      token: agent.agentToken!,
+      count: PROMPTS.length,
+      intervalSeconds: 0,
+      waitSeconds: 10,
+      manual: false,
+      technician: { email: technician.email, password: technician.password!, totpSecret: technician.totpSecret },
+      log: (line) => lines.push(line),
+    });
+    expect(results.map((r) => [r.status, r.finalStatus])).toEqual([
+      ['auto_approved', 'auto_approved'],
+      ['pending', 'actuating'],
+      ['denied', 'denied'],
+      ['ignored', 'ignored'],
+      ['pending', 'actuating'],
+      ['auto_approved', 'auto_approved'],
+    ]);
+    // One readable line per event: the prompt, the approval, the queued command, its arrival and its report.
+    expect(lines.filter((l) => / prompt \d\/6 /.test(l))).toHaveLength(6);
+    expect(lines.filter((l) => l.includes('approved by admin@demo-msp.example'))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes('reported actuate_elevation completed (accepted)'))).toHaveLength(2);
+    expect(lines[lines.length - 1]).toMatch(/done: 6 prompts \(2 auto_approved, 2 actuating, 1 denied, 1 ignored\)/);
+
+    const recorded = results.filter((r) => r.requestId).map((r) => r.requestId!);
+    expect(recorded).toHaveLength(5);
+    const list = await request(t.http).get(`/api/v1/pam/elevation-requests?orgId=${ids.org}&deviceId=${ids.ws1}&limit=100`).set('Authorization', `Bearer ${admin}`).expect(200);
+    for (const id of recorded) expect(list.body.requests.map((r: { id: string }) => r.id)).toContain(id);
+    const actuated = results.filter((r) => r.finalStatus === 'actuating');
+    for (const r of actuated) {
+      const detail = await request(t.http).get(`/api/v1/pam/elevation-requests/${r.requestId}`).set('Authorization', `Bearer ${admin}`).expect(200);
+      expect(detail.body.request.status).toBe('actuating');
+      expect(detail.body.events.map((e: { type: string }) => e.type)).toEqual(['created', 'approved', 'actuation_claimed', 'actuation_completed']);
+    }
+
+    const audit = await ownerQuery<{ action: string; resource_id: string }>(
+      `SELECT action, resource_id FROM audit_logs WHERE org_id = $1 AND resource_id = ANY($2::text[]) ORDER BY created_at, action`,
+      [ids.org, recorded],
+    );
+    const actions = (id: string) => audit.filter((a) => a.resource_id === id).map((a) => a.action);
+    expect(actions(results[0].requestId!)).toEqual(['pam.elevation.auto_approve']);
+    expect(actions(results[2].requestId!)).toEqual(['pam.elevation.auto_deny']);
+    for (const r of actuated) expect(actions(r.requestId!)).toEqual(expect.arrayContaining(['pam.elevation.request', 'pam.elevation.approve']));
+    const viaApi = await request(t.http).get(`/api/v1/audit-logs?orgId=${ids.org}&resourceId=${actuated[0].requestId}`).set('Authorization', `Bearer ${admin}`).expect(200);
+    expect(JSON.stringify(viaApi.body)).toContain('pam.elevation.approve');
+  });
+
+  it('stops with a clear error when the agent token is not the device\'s', async () => {
+    await expect(
+      simulate({
+        url: t.baseUrl, agentId: agent.agentId!, token: 'not-the-token', count: 1, intervalSeconds: 0, waitSeconds: 1, manual: true,
+        technician: { email: '', password: '' }, log: () => undefined,
+      }),
+    ).rejects.toThrow(/the agent cannot reach .* \(401/);
+  });
+});
