@@ -73,7 +73,8 @@ describe('when the database fails under load', () => {
           }
         };
         const loops = Promise.all(['deviceA1', 'deviceA2', 'deviceB1'].map(loop));
-        await sleep(1000);
+        // Ingest under way before the fault (a busy machine needs longer for the first few).
+        for (const until = Date.now() + 10_000; accepted.length < 6 && Date.now() < until; ) await sleep(100);
         const acceptedBefore = accepted.length;
 
         await db.server.halt(mode);
