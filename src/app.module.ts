@@ -1,10 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ClsModule } from 'nestjs-cls';
-import { ClsPluginTransactional } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { Request } from 'express';
 import { AppConfig } from './infra/config/app-config';
@@ -62,12 +59,6 @@ export class AppModule {
               cls.set('ip', req.ip);
             },
           },
-          plugins: [
-            new ClsPluginTransactional({
-              imports: [DatabaseModule],
-              adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
-            }),
-          ],
         }),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: 60_000, limit: 1_000_000 }],

@@ -1,4 +1,4 @@
-import { prepared } from './db.service';
+import { literal } from './sql-text';
 
 /** The row-level-security settings of one transaction (docs/architecture.md: request path and row-level security). */
 export interface TenantScope {
@@ -17,12 +17,20 @@ export interface TenantScope {
 export const NO_SCOPE: TenantScope = Object.freeze({ scope: null, orgIds: [], partnerIds: [], userId: null, partnerWide: false });
 export const SYSTEM_SCOPE: TenantScope = Object.freeze({ scope: 'system', orgIds: [], partnerIds: [], userId: null, partnerWide: false });
 
-export const APPLY_SCOPE_SQL = prepared(
-  'tenant_scope_apply',
-  `SELECT set_config('app.scope', $1, true), set_config('app.org_ids', $2, true), ` +
-  `set_config('app.partner_ids', $3, true), set_config('app.user_id', $4, true), set_config('app.partner_wide', $5, true)`,
-);
-
 export function scopeParams(s: TenantScope): string[] {
   return [s.scope ?? '', `{${s.orgIds.join(',')}}`, `{${s.partnerIds.join(',')}}`, s.userId ?? '', s.partnerWide ? 'on' : ''];
+}
+
+/**
+ * The statement that sets a transaction's row-level-security settings, with the values as
+ * literals so that it travels in one message with BEGIN and the transaction's first statement
+ * (db.service.ts, Tx). `set_config(..., true)`: the settings end with the transaction, so
+ * nothing outlives it on a pooled server connection.
+ */
+export function scopeStatement(s: TenantScope): string {
+  const [scope, orgIds, partnerIds, userId, partnerWide] = scopeParams(s).map(literal);
+  return (
+    `SELECT set_config('app.scope', ${scope}, true), set_config('app.org_ids', ${orgIds}, true), ` +
+    `set_config('app.partner_ids', ${partnerIds}, true), set_config('app.user_id', ${userId}, true), set_config('app.partner_wide', ${partnerWide}, true)`
+  );
 }

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { Db } from './db.service';
-import { APPLY_SCOPE_SQL, NO_SCOPE, SYSTEM_SCOPE, TenantScope, scopeParams } from './tenant-scope';
-
-const SCOPE_KEY = 'tenantScope';
+import { CURRENT_TX, Db, type Tx } from './db.service';
+import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
 
 /**
  * Opens the transactions that every repository runs in, and sets the transaction-local
  * row-level-security settings on them. Settings are `set_config(..., true)`, so they vanish at
  * COMMIT and the design works behind PgBouncer in transaction mode.
+ *
+ * A transaction is opened lazily (db.service.ts, Tx): BEGIN and the settings travel with its
+ * first statement, so a request costs one round trip to open, one per further statement and one
+ * to commit; a request that runs no statement takes no connection.
  */
 @Injectable()
 export class TenantTransaction {
@@ -18,20 +18,15 @@ export class TenantTransaction {
   private savepoints = 0;
 
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService,
     private readonly db: Db,
   ) {}
 
   /** Runs fn in a new transaction scoped to `scope` (joins the current one if already inside). */
   async run<T>(scope: TenantScope, fn: () => Promise<T>): Promise<T> {
-    if (this.txHost.isTransactionActive()) return this.within(scope, fn);
-    return this.cls.run({ ifNested: 'inherit' }, () =>
-      this.txHost.withTransaction(async () => {
-        await this.apply(scope);
-        return fn();
-      }),
-    );
+    const current = this.db.currentTx();
+    if (current) return this.within(current, scope, fn);
+    return this.open(this.db.newTx(scope), fn);
   }
 
   /**
@@ -45,70 +40,101 @@ export class TenantTransaction {
     return this.run(SYSTEM_SCOPE, fn);
   }
 
+  /**
+   * withSystemContext for lookups whose statements need no common snapshot or atomicity (the
+   * resolution of a request's caller): outside a transaction, each statement runs as its own
+   * implicit transaction in one message with the settings, so a one-statement lookup costs one
+   * round trip and no COMMIT. Inside a transaction it joins it, as withSystemContext does.
+   */
+  async withSystemLookup<T>(reason: string, fn: () => Promise<T>): Promise<T> {
+    void reason;
+    const current = this.db.currentTx();
+    if (current) return this.within(current, SYSTEM_SCOPE, fn);
+    return this.open(this.db.newTx(SYSTEM_SCOPE, true), fn);
+  }
+
   /** Replaces the scope of the current transaction (e.g. after creating an organization). */
   async rescope(scope: TenantScope): Promise<void> {
-    await this.apply(scope);
+    const tx = this.db.currentTx();
+    if (tx) tx.scope = scope;
   }
 
   currentScope(): TenantScope {
-    return (this.cls.isActive() && this.cls.get<TenantScope>(SCOPE_KEY)) || NO_SCOPE;
+    return this.db.currentTx()?.scope ?? NO_SCOPE;
+  }
+
+  private open<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
+    return this.cls.run({ ifNested: 'inherit' }, async () => {
+      this.cls.set(CURRENT_TX, tx);
+      let result: T;
+      try {
+        result = await fn();
+      } catch (e) {
+        await tx.end(false).catch(() => undefined);
+        throw e;
+      }
+      await tx.end(true);
+      return result;
+    });
   }
 
   /**
    * Runs fn under `scope` inside the current transaction, in a savepoint, so that a statement
    * fn gets refused cannot take the rest of the transaction down with it: on failure the work of
    * fn is rolled back to the savepoint (which also reverts the settings), the previous scope is
-   * set again and fn's own error is rethrown; restoring the scope in the aborted transaction would
-   * fail instead and hide it (25P02). On success the savepoint is released, keeping fn's work.
-   * Cost: two statements (SAVEPOINT, RELEASE) beside the two scope switches. Each savepoint has
-   * its own name, so two interleaved calls on one transaction fail loudly instead of releasing or
-   * rolling back each other's work.
+   * in force again and fn's own error is rethrown (restoring the scope in the aborted transaction
+   * would fail instead and hide it: 25P02). On success fn's work is kept.
+   * The savepoint, the switch and their undoing are queued (Tx.pending) and ride on the next
+   * statement: a fn that runs no statement costs nothing, and one that does costs no extra round
+   * trip on success. Each savepoint has its own name, so two interleaved calls on one
+   * transaction fail loudly instead of releasing or rolling back each other's work.
    */
-  private async within<T>(scope: TenantScope, fn: () => Promise<T>): Promise<T> {
-    const previous = this.currentScope();
+  private async within<T>(tx: Tx, scope: TenantScope, fn: () => Promise<T>): Promise<T> {
+    const previous = tx.scope;
+    if (tx.eachStatement) {
+      // Nothing to roll back: every statement of this context committed on its own.
+      tx.scope = scope;
+      try {
+        return await fn();
+      } finally {
+        tx.scope = previous;
+      }
+    }
     const savepoint = `tenant_scope_${++this.savepoints}`;
-    await this.db.exec(`SAVEPOINT ${savepoint}`);
+    const mark = `SAVEPOINT ${savepoint}`;
+    tx.pending.push(mark);
+    tx.scope = scope;
     let result: T;
     try {
-      await this.apply(scope);
       result = await fn();
     } catch (e) {
-      await this.undo(savepoint, previous);
+      await this.undo(tx, mark, savepoint, previous);
       throw e;
     }
-    try {
-      await this.db.exec(`RELEASE SAVEPOINT ${savepoint}`);
-      await this.apply(previous);
-    } catch (e) {
-      // The transaction is unusable now; the context at least names the scope it is back in.
-      this.noteScope(previous);
-      throw e;
-    }
+    const unsent = tx.pending.indexOf(mark);
+    if (unsent !== -1) tx.pending.splice(unsent);
+    else tx.pending.push(`RELEASE SAVEPOINT ${savepoint}`);
+    tx.scope = previous;
     return result;
   }
 
   /**
-   * After fn failed: back to the savepoint and the previous scope. If even that fails (the
-   * connection is gone), the transaction is unusable, so no statement can run under the inner
-   * scope; fn's error is still the one the caller sees.
+   * After fn failed: back to the savepoint (which also reverts the settings, so the next
+   * statement sets the previous scope again). If the savepoint was never sent, fn ran no
+   * statement and there is nothing to undo. If even the rollback fails (the connection is gone),
+   * the transaction is unusable, so no statement can run under the inner scope; fn's error is
+   * still the one the caller sees.
    */
-  private async undo(savepoint: string, previous: TenantScope): Promise<void> {
-    try {
-      await this.db.exec(`ROLLBACK TO SAVEPOINT ${savepoint}`);
-      await this.db.exec(`RELEASE SAVEPOINT ${savepoint}`);
-      await this.apply(previous);
-    } catch {
-      this.noteScope(previous);
+  private async undo(tx: Tx, mark: string, savepoint: string, previous: TenantScope): Promise<void> {
+    tx.scope = previous;
+    const unsent = tx.pending.indexOf(mark);
+    if (unsent !== -1) {
+      tx.pending.splice(unsent);
+      return;
     }
-  }
-
-  /** Records the scope in the request context without a statement (the transaction has failed). */
-  private noteScope(previous: TenantScope): void {
-    if (this.cls.isActive()) this.cls.set(SCOPE_KEY, previous);
-  }
-
-  private async apply(scope: TenantScope): Promise<void> {
-    await this.db.exec(APPLY_SCOPE_SQL, scopeParams(scope));
-    if (this.cls.isActive()) this.cls.set(SCOPE_KEY, scope);
+    // Everything still queued belongs to calls nested inside fn, undone with it.
+    tx.pending = [];
+    tx.applied = null;
+    await tx.send([`ROLLBACK TO SAVEPOINT ${savepoint}`, `RELEASE SAVEPOINT ${savepoint}`]).catch(() => undefined);
   }
 }

@@ -71,7 +71,7 @@ export class PrincipalResolver {
 
   private fromSession(sid: string): Promise<Principal | null> {
     // System context: the caller's tenants are what we are about to find out.
-    return this.tx.withSystemContext('resolve the caller of a request', async () => {
+    return this.tx.withSystemLookup('resolve the caller of a request', async () => {
       const session = await this.repo.activeSession(sid);
       if (!session || session.user_status !== 'active') return null;
       const base: Principal = { ...ANONYMOUS, kind: 'user', userId: session.user_id, sessionId: session.id, scope: session.scope, mfa: session.mfa };
@@ -105,7 +105,7 @@ export class PrincipalResolver {
    * and "who decided" fields name the person, whichever credential was used.
    */
   private fromApiKey(key: string): Promise<Principal | null> {
-    return this.tx.withSystemContext('resolve an API key and the person it acts for', async () => {
+    return this.tx.withSystemLookup('resolve an API key and the person it acts for', async () => {
       const row = await this.repo.apiKey(tokenHash(key));
       if (!row || !row.created_by || row.creator_status !== 'active') return null;
       const base: Principal = {
@@ -141,7 +141,7 @@ export class PrincipalResolver {
   }
 
   private loadAgent(token: string): Promise<Principal | null> {
-    return this.tx.withSystemContext('resolve an agent token to its device', async () => {
+    return this.tx.withSystemLookup('resolve an agent token to its device', async () => {
       const row = await this.repo.agent(tokenHash(token));
       if (!row) return null;
       return {

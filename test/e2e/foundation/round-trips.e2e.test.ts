@@ -1,0 +1,69 @@
+import request from 'supertest';
+import type { Pool, PoolClient } from 'pg';
+import { Db } from '../../../src/infra/database/db.service';
+import { startTestApp, TestApp } from '../../support/test-app';
+import { AgentKit, prompt } from '../agent/agent-kit';
+
+/**
+ * How many messages a request sends to PostgreSQL (each one a round trip): the lean request path
+ * opens a tenant transaction with its first statement, and resolves an agent with one statement
+ * and no transaction of its own (docs/architecture.md, "Request path").
+ */
+describe('round trips to PostgreSQL per request', () => {
+  let t: TestApp;
+  let k: AgentKit;
+  let sent: string[] | null = null;
+
+  beforeAll(async () => {
+    t = await startTestApp({ PRINCIPAL_CACHE_TTL_MS: '60000' });
+    k = await new AgentKit(t).seed();
+    const pool: Pool = t.app.get(Db).pool();
+    const counted = new WeakSet<PoolClient>();
+    pool.on('acquire', (client: PoolClient) => {
+      if (counted.has(client)) return;
+      counted.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const first = args[0] as string | { text: string };
+        sent?.push(typeof first === 'string' ? first : first.text);
+        return query(...args);
+      };
+    });
+  });
+  afterAll(() => t.close());
+
+  async function messagesOf(send: () => Promise<unknown>): Promise<string[]> {
+    sent = [];
+    try {
+      await send();
+      return sent;
+    } finally {
+      sent = null;
+    }
+  }
+
+  it('resolves an agent on a cache miss with one message and no transaction, then reads its settings in two (open with the read, commit)', async () => {
+    const messages = await messagesOf(() => k.settings('deviceA1').expect(200));
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toMatch(/^SELECT set_config\('app\.scope', 'system'.*; SELECT a\.id AS agent_id/s);
+    expect(messages[0]).not.toMatch(/BEGIN/);
+    expect(messages[1]).toMatch(/^BEGIN; SELECT set_config\('app\.scope', 'organization'.*; SELECT /s);
+    expect(messages[2]).toBe('COMMIT');
+  });
+
+  it('costs a cached agent two messages for a one-read route', async () => {
+    const messages = await messagesOf(() => k.settings('deviceA1').expect(200));
+    expect(messages.map((m) => m.slice(0, 5))).toEqual(['BEGIN', 'COMMI']);
+  });
+
+  it('sends nothing for a route that runs no statement', async () => {
+    expect(await messagesOf(() => request(t.http).get('/api/v1/health').expect(200))).toEqual([]);
+  });
+
+  it('opens the ingest transaction with its first statement and commits once', async () => {
+    const messages = await messagesOf(() => k.ingest('deviceA1', prompt()).expect((r) => expect(r.status).toBeLessThan(300)));
+    expect(messages[0]).toMatch(/^BEGIN; SELECT set_config/);
+    expect(messages.filter((m) => m === 'BEGIN' || /^SELECT set_config\('app\.scope'/.test(m))).toEqual([]);
+    expect(messages[messages.length - 1]).toBe('COMMIT');
+  });
+});
