@@ -33,6 +33,7 @@ import { PamApprovalsModule } from './modules/pam/approvals/pam-approvals.module
 import { PamActuationModule } from './modules/pam/actuation/pam-actuation.module';
 import { AgentCommandsModule } from './modules/agent-commands/agent-commands.module';
 import { PamFlowsModule } from './modules/pam/flows/pam-flows.module';
+import { ScimModule } from './modules/scim/scim.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -83,6 +84,7 @@ export class AppModule {
         AgentCommandsModule,
         PamModule,
         PamFlowsModule,
+        ScimModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -82,8 +82,13 @@ function routePath(req: Request): string {
   return req.path.toLowerCase().replace(/(.)\/$/, '$1');
 }
 
+/** SCIM clients send and expect application/scim+json (RFC 7644 §3.1). */
+const SCIM_PATH = `/${API_PREFIX}/scim/v2`;
+const SCIM_MEDIA_TYPE = 'application/scim+json';
+
 function acceptedTypes(req: Request): readonly string[] {
   const path = routePath(req);
+  if (path.startsWith(`${SCIM_PATH}/`)) return [JSON_TYPE, SCIM_MEDIA_TYPE];
   const route = OTHER_BODY_TYPES.find((r) => r.method === req.method && r.path === path);
   return route ? [JSON_TYPE, ...route.types] : [JSON_TYPE];
 }
@@ -126,6 +131,7 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
   // Agents: JSON only, 32 KB on the wire; a compressed body is refused (415) rather than inflated.
   app.use(AGENTS_PATH, mediaTypeGate(() => [JSON_TYPE]), json({ limit: AGENT_BODY_LIMIT, inflate: false }));
   app.use(mediaTypeGate(acceptedTypes));
+  app.use(SCIM_PATH, json({ limit: '1mb', type: [JSON_TYPE, SCIM_MEDIA_TYPE] }));
   app.use(json({ limit: '1mb' }));
   app.use(SAML_ACS_PATH, urlencoded({ extended: false, limit: '1mb' }));
   // Depth and size bounds on every parsed body, before any guard, pipe or handler walks it.

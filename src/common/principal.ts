@@ -5,7 +5,7 @@ export type SessionScope = 'organization' | 'partner' | 'system';
 
 /** Who is calling, resolved by the auth guard before the handler's transaction opens. */
 export interface Principal {
-  kind: 'user' | 'api_key' | 'agent' | 'anonymous';
+  kind: 'user' | 'api_key' | 'agent' | 'scim' | 'anonymous';
   /**
    * The person on whose behalf the request acts: the signed-in user, or the creator of an API key.
    * Every separation-of-duties check and every "who decided" field uses it. Null for agents.
@@ -13,6 +13,11 @@ export interface Principal {
   userId: string | null;
   sessionId: string | null;
   apiKeyId: string | null;
+  /**
+   * A SCIM connection's bearer token (kind 'scim'): the connection acts with the authority of the
+   * administrator who created it or last rotated its token (userId), re-checked on every request.
+   */
+  scimConnectionId: string | null;
   scope: SessionScope | null;
   /** Organization of an organization-scope session or key; null otherwise. */
   orgId: string | null;
@@ -39,6 +44,7 @@ export const ANONYMOUS: Principal = Object.freeze({
   userId: null,
   sessionId: null,
   apiKeyId: null,
+  scimConnectionId: null,
   scope: null,
   orgId: null,
   partnerId: null,

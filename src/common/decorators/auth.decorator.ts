@@ -24,7 +24,8 @@ export interface AuthOptions {
 export type AuthMeta =
   | ({ kind: 'user' } & AuthOptions)
   | { kind: 'public'; transaction?: 'request' | 'none' }
-  | { kind: 'agent'; transaction?: 'request' | 'none' };
+  | { kind: 'agent'; transaction?: 'request' | 'none' }
+  | { kind: 'scim'; transaction?: 'request' | 'none' };
 
 /** The one decorator that states who may call a route. A route without one is denied. */
 export const Auth = (options: AuthOptions = {}) =>
@@ -41,6 +42,9 @@ export const AgentAuth = (options: { transaction?: 'request' | 'none' } = {}) =>
     ApiBearerAuth('agent'),
     ApiParam({ name: 'id', description: "The agent id answered at enrolment; it must be the token's agent (else 401).", schema: { type: 'string', format: 'uuid' } }),
   );
+
+/** A SCIM connection's bearer token (`scim_…`); no other credential is accepted on these routes. */
+export const ScimAuth = () => SetMetadata(AUTH_META, { kind: 'scim' } satisfies AuthMeta);
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
   return ctx.switchToHttp().getRequest().principal;

@@ -50,6 +50,12 @@ export class AuthGuard implements CanActivate {
       req.principal = principal;
       return true;
     }
+    if (meta.kind === 'scim') {
+      const principal = await this.resolver.fromScimToken(bearer);
+      if (!principal) throw AppException.unauthenticated('Invalid or revoked SCIM token');
+      req.principal = principal;
+      return true;
+    }
     const principal = await this.resolver.fromBearer(bearer);
     if (!principal) throw AppException.unauthenticated('Invalid or expired credentials');
     req.principal = principal;

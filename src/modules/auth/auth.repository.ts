@@ -36,17 +36,20 @@ export class AuthRepository {
     );
   }
 
-  /** Partner technicians sign in to their partner; others to their oldest organization membership. */
+  /**
+   * Partner technicians sign in to their partner; others to their oldest organization membership.
+   * A membership its IdP deprovisioned (SCIM) does not count.
+   */
   loginScope(userId: string): Promise<LoginScope | null> {
     return this.db.one<LoginScope>(
       `SELECT * FROM (
          SELECT 'partner' AS scope, NULL::uuid AS org_id, pm.partner_id, 0 AS rank, pm.created_at
            FROM partner_memberships pm JOIN partners p ON p.id = pm.partner_id AND p.status = 'active'
-          WHERE pm.user_id = $1
+          WHERE pm.user_id = $1 AND pm.suspended_at IS NULL
          UNION ALL
          SELECT 'organization', m.org_id, NULL::uuid, 1, m.created_at
            FROM organization_memberships m JOIN organizations o ON o.id = m.org_id AND o.status = 'active'
-          WHERE m.user_id = $1
+          WHERE m.user_id = $1 AND m.suspended_at IS NULL
        ) s ORDER BY rank, created_at LIMIT 1`,
       [userId],
     );

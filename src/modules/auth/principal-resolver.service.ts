@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
-import { ANONYMOUS, Principal } from '../../common/principal';
+import { ANONYMOUS, hasPermission, Principal } from '../../common/principal';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import { tokenHash } from '../../infra/crypto/secret-box.service';
 import { notCovered } from '../tenancy/roles/permission-set.util';
@@ -20,6 +20,11 @@ const CACHE_MAX_ENTRIES = 10_000;
 @Injectable()
 export class PrincipalResolver {
   private readonly cache = new Map<string, { principal: Principal | null; expires: number }>();
+  /**
+   * Bumped by every forget: a lookup that started before a revocation committed must not put what
+   * it read into the cache after the revocation dropped it (it would outlive the revocation by a TTL).
+   */
+  private epoch = 0;
 
   constructor(
     private readonly tokens: TokenService,
@@ -29,16 +34,19 @@ export class PrincipalResolver {
   ) {}
 
   forgetSession(sessionId: string): void {
+    this.epoch++;
     this.cache.delete(`s:${sessionId}`);
   }
 
   /** Every credential acting for this person: their sessions and the API keys they created. */
   forgetUser(userId: string): void {
+    this.epoch++;
     for (const [key, entry] of this.cache) if (entry.principal?.userId === userId) this.cache.delete(key);
   }
 
   /** After a change that may touch many callers at once (a role's permissions). */
   forgetAll(): void {
+    this.epoch++;
     this.cache.clear();
   }
 
@@ -48,6 +56,18 @@ export class PrincipalResolver {
     if (!claims) return null;
     const principal = await this.cached(`s:${claims.sid}`, () => this.fromSession(claims.sid));
     return principal && principal.userId === claims.sub ? principal : null;
+  }
+
+  /** A SCIM connection's token (`scim_…`); only the SCIM routes accept it. */
+  async fromScimToken(token: string): Promise<Principal | null> {
+    if (!token.startsWith('scim_')) return null;
+    return this.cached(`c:${tokenHash(token)}`, () => this.fromScimConnection(token));
+  }
+
+  /** After a SCIM connection's token is rotated or revoked. */
+  forgetScimConnection(connectionId: string): void {
+    this.epoch++;
+    for (const [key, entry] of this.cache) if (entry.principal?.scimConnectionId === connectionId) this.cache.delete(key);
   }
 
   async fromAgentToken(token: string): Promise<Principal | null> {
@@ -60,7 +80,9 @@ export class PrincipalResolver {
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.expires > now) return hit.principal;
+    const epoch = this.epoch;
     const principal = await load();
+    if (epoch !== this.epoch) return principal;
     if (this.cache.size >= CACHE_MAX_ENTRIES) {
       for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
@@ -138,6 +160,34 @@ export class PrincipalResolver {
     if (technician?.org_ids.includes(orgId) && covers(technician)) return { ...technician, partner_id: partnerId };
     const member = await this.repo.organizationGrant(userId, orgId);
     return covers(member) ? member : null;
+  }
+
+  /**
+   * A SCIM connection acts with the authority of the administrator who created it or last rotated
+   * its token: it works only while that person is active and still holds organizations:write in
+   * the connection's organization (as a member or a technician reaching it) or, for a partner
+   * connection, reaches every organization of the partner with organizations:write. The principal
+   * carries their permissions, against which default roles and group mappings are re-checked.
+   */
+  private fromScimConnection(token: string): Promise<Principal | null> {
+    return this.tx.withSystemContext('resolve a SCIM connection and the administrator it acts for', async () => {
+      const row = await this.repo.scimConnection(tokenHash(token));
+      if (!row || !row.acting_user_id || row.acting_user_status !== 'active') return null;
+      const base: Principal = { ...ANONYMOUS, kind: 'scim', userId: row.acting_user_id, scimConnectionId: row.id, mfa: false };
+      const write = (g: GrantRow | null): g is GrantRow => !!g && hasPermission(g.permissions, 'organizations:write');
+      if (row.org_id) {
+        const partnerId = await this.repo.orgPartner(row.org_id);
+        if (!partnerId) return null;
+        const technician = await this.repo.partnerGrant(row.acting_user_id, partnerId);
+        const grant = technician?.org_ids.includes(row.org_id) && write(technician) ? { ...technician, partner_id: partnerId } : await this.repo.organizationGrant(row.acting_user_id, row.org_id);
+        if (!write(grant)) return null;
+        return { ...base, scope: 'organization', orgId: row.org_id, partnerId: grant.partner_id, orgIds: [row.org_id], permissions: grant.permissions, allowedSiteIds: null };
+      }
+      const partnerId = row.partner_id as string;
+      const grant = await this.repo.partnerGrant(row.acting_user_id, partnerId);
+      if (!write(grant) || grant.partner_wide !== true) return null;
+      return { ...base, scope: 'partner', partnerId, partnerIds: [partnerId], orgIds: grant.org_ids, permissions: grant.permissions, allowedSiteIds: null, partnerWide: true };
+    });
   }
 
   private loadAgent(token: string): Promise<Principal | null> {

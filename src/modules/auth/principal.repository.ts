@@ -18,7 +18,7 @@ const PRINCIPAL_ORGANIZATION_GRANT = prepared(
          JOIN roles r ON r.id = m.role_id
          JOIN organizations o ON o.id = m.org_id AND o.status = 'active'
          JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
-        WHERE m.user_id = $1 AND m.org_id = $2`,
+        WHERE m.user_id = $1 AND m.org_id = $2 AND m.suspended_at IS NULL`,
 );
 
 const PRINCIPAL_PARTNER_GRANT = prepared(
@@ -34,7 +34,7 @@ const PRINCIPAL_PARTNER_GRANT = prepared(
          FROM partner_memberships pm
          JOIN roles r ON r.id = pm.role_id
          JOIN partners p ON p.id = pm.partner_id AND p.status = 'active'
-        WHERE pm.user_id = $1 AND pm.partner_id = $2`,
+        WHERE pm.user_id = $1 AND pm.partner_id = $2 AND pm.suspended_at IS NULL`,
 );
 
 // The key with the state of the person it acts for: a key lives only as long as its creator.
@@ -47,6 +47,17 @@ const PRINCIPAL_API_KEY = prepared(
    SELECT k.id, k.org_id, k.partner_id, k.permissions, k.mfa_satisfied, k.created_by,
           u.status AS creator_status, u.totp_secret IS NOT NULL AS creator_mfa_enrolled
      FROM k LEFT JOIN users u ON u.id = k.created_by`,
+);
+
+// A SCIM connection with the state of the administrator whose authority it uses.
+const PRINCIPAL_SCIM_CONNECTION = prepared(
+  'principal_scim_connection',
+  `WITH c AS (
+     UPDATE scim_connections SET last_used_at = now()
+      WHERE token_hash = $1 AND revoked_at IS NULL
+      RETURNING id, org_id, partner_id, acting_user_id)
+   SELECT c.id, c.org_id, c.partner_id, c.acting_user_id, u.status AS acting_user_status
+     FROM c LEFT JOIN users u ON u.id = c.acting_user_id`,
 );
 
 const PRINCIPAL_ORG_PARTNER = prepared(
@@ -92,6 +103,14 @@ export interface GrantRow {
   partner_id: string | null;
   /** Partner grants only: the membership reaches all organizations of the partner. */
   partner_wide?: boolean;
+}
+
+export interface ScimConnectionPrincipalRow {
+  id: string;
+  org_id: string | null;
+  partner_id: string | null;
+  acting_user_id: string | null;
+  acting_user_status: string | null;
 }
 
 export interface ApiKeyPrincipalRow {
@@ -144,6 +163,10 @@ export class PrincipalRepository {
       PRINCIPAL_API_KEY,
       [keyHash],
     );
+  }
+
+  async scimConnection(tokenHash: string): Promise<ScimConnectionPrincipalRow | null> {
+    return this.db.one(PRINCIPAL_SCIM_CONNECTION, [tokenHash]);
   }
 
   async orgPartner(orgId: string): Promise<string | null> {

@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../infra/database/db.service';
+import { hasPermission } from '../../common/principal';
+
+export interface MappingScope {
+  orgId: string | null;
+  partnerId: string | null;
+  providerId?: string;
+  connectionId?: string;
+  /** The connection's default role (organization connections), the role a user falls back to when no group maps. */
+  defaultRoleId?: string | null;
+}
+
+interface MappingRow {
+  idp_group: string;
+  role_id: string;
+  site_ids: string[] | null;
+  set_by: string | null;
+  permissions: string[];
+}
+
+export type AppliedRole = { outcome: 'unchanged' | 'mapped' | 'default' | 'suspended' | 'no_mappings'; roleId?: string };
+
+/**
+ * Applies group-to-role mappings to one membership: the first mapping (in list order) whose group
+ * the user is in gives the role and its site restriction; with none, the role falls back to the
+ * default role, or, without one, the membership is suspended (a removed group removes the role).
+ * Each mapping is re-checked when applied: the administrator who saved it must still be active and
+ * hold every permission of the role in the owner; a mapping that fails the check is skipped.
+ * Runs in system context (it reads the saving administrator's grants).
+ */
+@Injectable()
+export class GroupRoleApplier {
+  constructor(private readonly db: Db) {}
+
+  async apply(scope: MappingScope, userId: string, groups: readonly string[]): Promise<AppliedRole> {
+    const mappings = await this.db.rows<MappingRow>(
+      `SELECT g.idp_group, g.role_id, g.site_ids, g.set_by, r.permissions
+         FROM group_role_mappings g JOIN roles r ON r.id = g.role_id
+        WHERE ${scope.providerId ? 'g.provider_id = $1' : 'g.connection_id = $1'} ORDER BY g.position`,
+      [scope.providerId ?? scope.connectionId],
+    );
+    if (mappings.length === 0) return { outcome: 'no_mappings' };
+    const wanted = new Set(groups.map((g) => g.toLowerCase()));
+    for (const m of mappings) {
+      if (!wanted.has(m.idp_group.toLowerCase())) continue;
+      if (!(await this.stillGrantable(scope, m.set_by, m.permissions))) continue;
+      return (await this.setRole(scope, userId, m.role_id, m.site_ids)) ? { outcome: 'mapped', roleId: m.role_id } : { outcome: 'unchanged', roleId: m.role_id };
+    }
+    if (scope.orgId && scope.defaultRoleId) {
+      return (await this.setRole(scope, userId, scope.defaultRoleId, null)) ? { outcome: 'default', roleId: scope.defaultRoleId } : { outcome: 'unchanged', roleId: scope.defaultRoleId };
+    }
+    await (scope.orgId
+      ? this.db.exec(`UPDATE organization_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE org_id = $1 AND user_id = $2`, [scope.orgId, userId])
+      : this.db.exec(`UPDATE partner_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE partner_id = $1 AND user_id = $2`, [scope.partnerId, userId]));
+    return { outcome: 'suspended' };
+  }
+
+  private async stillGrantable(scope: MappingScope, setBy: string | null, permissions: string[]): Promise<boolean> {
+    if (!setBy) return false;
+    const row = await this.db.one<{ permissions: string[] }>(
+      scope.orgId
+        ? `SELECT r.permissions FROM users u
+             JOIN LATERAL (
+               SELECT r.permissions FROM organization_memberships m JOIN roles r ON r.id = m.role_id
+                WHERE m.user_id = u.id AND m.org_id = $2 AND m.suspended_at IS NULL
+               UNION ALL
+               SELECT r.permissions FROM partner_memberships pm JOIN roles r ON r.id = pm.role_id
+                 JOIN organizations o ON o.id = $2 AND o.partner_id = pm.partner_id
+                WHERE pm.user_id = u.id AND pm.suspended_at IS NULL
+                  AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs po WHERE po.partner_id = pm.partner_id AND po.user_id = u.id AND po.org_id = $2))
+             ) r ON true
+            WHERE u.id = $1 AND u.status = 'active' LIMIT 1`
+        : `SELECT r.permissions FROM users u JOIN partner_memberships pm ON pm.user_id = u.id AND pm.partner_id = $2 AND pm.suspended_at IS NULL AND pm.org_access = 'all'
+             JOIN roles r ON r.id = pm.role_id WHERE u.id = $1 AND u.status = 'active'`,
+      [setBy, scope.orgId ?? scope.partnerId],
+    );
+    return !!row && permissions.every((p) => hasPermission(row.permissions, p));
+  }
+
+  /** True when something changed. */
+  private async setRole(scope: MappingScope, userId: string, roleId: string, siteIds: string[] | null): Promise<boolean> {
+    if (!scope.orgId) {
+      return (await this.db.exec(`UPDATE partner_memberships SET role_id = $3 WHERE partner_id = $1 AND user_id = $2 AND role_id <> $3`, [scope.partnerId, userId, roleId])) > 0;
+    }
+    const changed = await this.db.exec(
+      `UPDATE organization_memberships SET role_id = $3, site_restricted = $4
+        WHERE org_id = $1 AND user_id = $2 AND (role_id <> $3 OR site_restricted <> $4)`,
+      [scope.orgId, userId, roleId, siteIds !== null],
+    );
+    const sites = await this.db.rows<{ site_id: string }>(`SELECT site_id FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2 ORDER BY site_id`, [scope.orgId, userId]);
+    const current = sites.map((s) => s.site_id).join(',');
+    const target = [...(siteIds ?? [])].sort().join(',');
+    if (current === target) return changed > 0;
+    await this.db.exec(`DELETE FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2`, [scope.orgId, userId]);
+    if (siteIds?.length) {
+      await this.db.exec(`INSERT INTO organization_membership_sites (org_id, user_id, site_id) SELECT $1, $2, unnest($3::uuid[])`, [scope.orgId, userId, siteIds]);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { Db } from '../../infra/database/db.service';
+import type { SqlFilter } from './scim-filter';
+
+export interface ScimUserRow {
+  id: string;
+  email: string;
+  name: string;
+  user_status: string;
+  external_id: string | null;
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ConnectionScope {
+  connectionId: string;
+  orgId: string | null;
+  partnerId: string | null;
+}
+
+/**
+ * The users a connection governs: the organization's members (organization connection) or the
+ * partner's technicians (partner connection), with the connection's externalId. `active` is the
+ * membership's state (a deprovisioned membership is suspended). Built with fixed SQL text; a
+ * filter contributes only its parameterised expression over these column aliases.
+ */
+const UNIVERSE = (scope: ConnectionScope): string =>
+  scope.orgId
+    ? `SELECT u.id, u.email, u.name, u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
+         FROM organization_memberships m JOIN users u ON u.id = m.user_id
+         LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
+        WHERE m.org_id = $2`
+    : `SELECT u.id, u.email, u.name, u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
+         FROM partner_memberships m JOIN users u ON u.id = m.user_id
+         LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
+        WHERE m.partner_id = $2`;
+
+@Injectable()
+export class ScimUserRepository {
+  constructor(private readonly db: Db) {}
+
+  private base(scope: ConnectionScope): unknown[] {
+    return [scope.connectionId, scope.orgId ?? scope.partnerId];
+  }
+
+  async list(scope: ConnectionScope, filter: SqlFilter | null, offset: number, limit: number): Promise<{ total: number; rows: ScimUserRow[] }> {
+    const where = filter ? `WHERE ${filter.sql}` : '';
+    const params = [...this.base(scope), ...(filter?.params ?? [])];
+    const n = params.length;
+    const rows = await this.db.rows<ScimUserRow & { total: string }>(
+      `SELECT *, count(*) OVER () AS total FROM (${UNIVERSE(scope)}) x ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}`,
+      [...params, offset, limit],
+    );
+    let total = rows.length ? Number(rows[0].total) : 0;
+    if (!rows.length && offset > 0) total = Number((await this.db.one<{ c: string }>(`SELECT count(*) AS c FROM (${UNIVERSE(scope)}) x ${where}`, params))?.c ?? 0);
+    return { total, rows };
+  }
+
+  get(scope: ConnectionScope, userId: string): Promise<ScimUserRow | null> {
+    return this.db.one(`SELECT * FROM (${UNIVERSE(scope)}) x WHERE id = $3`, [...this.base(scope), userId]);
+  }
+
+  byEmailInScope(scope: ConnectionScope, email: string): Promise<ScimUserRow | null> {
+    return this.db.one(`SELECT * FROM (${UNIVERSE(scope)}) x WHERE lower(email) = lower($3)`, [...this.base(scope), email]);
+  }
+
+  domainVerified(orgId: string, domain: string): Promise<boolean> {
+    return this.db.one(`SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified`, [orgId, domain]).then((r) => r !== null);
+  }
+
+  /** A new account, or null when the address is taken (by an account this tenant may not see). */
+  async createUser(email: string, name: string): Promise<string | null> {
+    const row = await this.db.one<{ id: string }>(
+      `INSERT INTO users (email, name) VALUES ($1, $2) ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
+      [email, name],
+    );
+    return row?.id ?? null;
+  }
+
+  /** Runs in system context: the account is not visible to the organization yet. */
+  userIdByEmail(email: string): Promise<{ id: string; status: string } | null> {
+    return this.db.one(`SELECT id, status FROM users WHERE lower(email) = lower($1)`, [email]);
+  }
+
+  addMember(orgId: string, userId: string, roleId: string): Promise<number> {
+    return this.db.exec(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [orgId, userId, roleId]);
+  }
+
+  link(scope: ConnectionScope, userId: string, externalId: string | null | undefined): Promise<number> {
+    return this.db.exec(
+      `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (connection_id, user_id) DO UPDATE SET external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END, updated_at = now()`,
+      [scope.connectionId, scope.orgId, scope.orgId ? null : scope.partnerId, userId, externalId ?? null, externalId !== undefined],
+    );
+  }
+
+  updateProfile(userId: string, email: string, name: string): Promise<number> {
+    return this.db.exec(`UPDATE users SET email = $2, name = $3, updated_at = now() WHERE id = $1 AND (email IS DISTINCT FROM $2 OR name IS DISTINCT FROM $3)`, [userId, email, name]);
+  }
+
+  emailTakenByOther(userId: string, email: string): Promise<boolean> {
+    return this.db.one(`SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2`, [email, userId]).then((r) => r !== null);
+  }
+
+  /** Sign-in restored, nothing else: the membership counts again. */
+  reactivate(scope: ConnectionScope, userId: string): Promise<number> {
+    return scope.orgId
+      ? this.db.exec(`UPDATE organization_memberships SET suspended_at = NULL WHERE org_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [scope.orgId, userId])
+      : this.db.exec(`UPDATE partner_memberships SET suspended_at = NULL WHERE partner_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [scope.partnerId, userId]);
+  }
+
+  deprovision(scope: ConnectionScope, userId: string, reason: string): Promise<DeprovisionCounts | null> {
+    return this.db
+      .one<{ r: DeprovisionCounts }>(`SELECT scim_deprovision_user($1, $2, $3, $4) AS r`, [userId, scope.orgId, scope.orgId ? null : scope.partnerId, reason])
+      .then((row) => row?.r ?? null);
+  }
+}
+
+export interface DeprovisionCounts {
+  sessionIds: string[];
+  sessionsRevoked: number;
+  apiKeysRevoked: number;
+  pendingRequestsRevoked: number;
+  elevationsRevoked: number;
+  revokeCommandsQueued: number;
+}
