@@ -52,6 +52,8 @@ function newestSource() {
 /** Why dist must be built, or null when it is up to date. */
 function staleReason() {
   if (!existsSync(DIST_ENTRY)) return 'dist/src/main.js does not exist';
+  // Without src there is nothing to build from (the image): package.json and the lockfile alone never make dist stale.
+  if (!existsSync(join(root, 'src'))) return null;
   const newest = newestSource();
   if (!newest) return null;
   let startedAt;
