@@ -1,6 +1,6 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,9 +139,11 @@ export async function startFaultRedis(): Promise<FaultRedis | string> {
   const available = ensureDebianPackage('redis-server', REDIS_SERVER_PATH);
   if (!available.ok) return available.reason;
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'rmm-fault-redis-'));
   let child: ChildProcess | null = null;
+  let dir = '';
   const start = async () => {
+    // Nothing is saved (no snapshots, no append-only file); the directory is only redis-server's working directory.
+    dir = mkdtempSync(join(tmpdir(), 'rmm-fault-redis-'));
     child = spawn(REDIS_SERVER_PATH, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''], {
       stdio: 'ignore',
     });
@@ -159,7 +161,7 @@ export async function startFaultRedis(): Promise<FaultRedis | string> {
         c.once('exit', () => res());
         c.kill('SIGKILL');
       });
-      if (existsSync(dir) && child === null) rmSync(join(dir, 'dump.rdb'), { force: true });
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
