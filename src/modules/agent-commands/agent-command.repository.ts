@@ -1,5 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { Db, prepared } from '../../infra/database/db.service';
+
+const TAKE_COMMANDS = prepared(
+  'agent_commands_take',
+  `WITH withdrawn AS (
+     UPDATE device_commands c SET status = 'failed', error = 'Elevation no longer actuating when the agent fetched the command', completed_at = now()
+       FROM elevation_requests e
+      WHERE c.org_id = $1 AND c.device_id = $2 AND c.status = 'queued' AND c.type = 'actuate_elevation'
+        AND e.org_id = c.org_id AND e.id = c.elevation_request_id AND NOT (e.status = 'actuating' AND e.expires_at > now())
+      RETURNING c.id)
+   UPDATE device_commands c SET status = 'delivered', delivered_at = now()
+    WHERE c.id IN (SELECT id FROM device_commands WHERE org_id = $1 AND device_id = $2 AND status = 'queued'
+                      AND id NOT IN (SELECT id FROM withdrawn)
+                    ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+    RETURNING c.id, c.type, c.payload, c.status, c.elevation_request_id, c.created_at`,
+);
 
 export interface CommandRow {
   id: string;
@@ -16,28 +31,16 @@ export class AgentCommandRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * An actuation whose request was revoked, expired or otherwise left actuating before the agent
-   * fetched it must never reach the device.
+   * One poll, one statement: first withdraws every queued actuation whose request was revoked,
+   * expired or otherwise left actuating before the agent fetched it (it must never reach the
+   * device), then hands out the remaining queued commands, oldest first, marking them delivered;
+   * concurrent fetches never get the same one. The two updates touch disjoint rows (a withdrawn
+   * command is excluded from the hand-out), as PostgreSQL requires of one statement.
    */
-  withdrawStale(orgId: string, deviceId: string): Promise<number> {
-    return this.db.exec(
-      `UPDATE device_commands c SET status = 'failed', error = 'Elevation no longer actuating when the agent fetched the command', completed_at = now()
-         FROM elevation_requests e
-        WHERE c.org_id = $1 AND c.device_id = $2 AND c.status = 'queued' AND c.type = 'actuate_elevation'
-          AND e.org_id = c.org_id AND e.id = c.elevation_request_id AND NOT (e.status = 'actuating' AND e.expires_at > now())`,
-      [orgId, deviceId],
+  take(orgId: string, deviceId: string, limit: number): Promise<CommandRow[]> {
+    return this.db.rows<CommandRow>(TAKE_COMMANDS, [orgId, deviceId, limit]).then((rows) =>
+      rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id)),
     );
-  }
-
-  /** Hands out queued commands, oldest first, marking them delivered; concurrent fetches never get the same one. */
-  deliver(orgId: string, deviceId: string, limit: number): Promise<CommandRow[]> {
-    return this.db.rows<CommandRow>(
-      `UPDATE device_commands c SET status = 'delivered', delivered_at = now()
-        WHERE c.id IN (SELECT id FROM device_commands WHERE org_id = $1 AND device_id = $2 AND status = 'queued'
-                        ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING c.id, c.type, c.payload, c.status, c.elevation_request_id, c.created_at`,
-      [orgId, deviceId, limit],
-    ).then((rows) => rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id)));
   }
 
   /** Records the result once: only a queued or delivered command takes one. */

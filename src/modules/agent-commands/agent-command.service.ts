@@ -29,8 +29,7 @@ export class AgentCommandService {
 
   async fetch(principal: Principal): Promise<AgentCommandListDto> {
     const { orgId, deviceId } = principal.agent!;
-    await this.repo.withdrawStale(orgId, deviceId);
-    const commands = await this.repo.deliver(orgId, deviceId, COMMANDS_PER_FETCH);
+    const commands = await this.repo.take(orgId, deviceId, COMMANDS_PER_FETCH);
     return { commands: commands.map(toDto) };
   }
 

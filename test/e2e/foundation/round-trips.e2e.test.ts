@@ -1,6 +1,5 @@
 import request from 'supertest';
-import type { Pool, PoolClient } from 'pg';
-import { Db } from '../../../src/infra/database/db.service';
+import { recordPgMessages, type PgMessages } from '../../support/pg-messages';
 import { startTestApp, TestApp } from '../../support/test-app';
 import { AgentKit, prompt } from '../agent/agent-kit';
 
@@ -12,35 +11,16 @@ import { AgentKit, prompt } from '../agent/agent-kit';
 describe('round trips to PostgreSQL per request', () => {
   let t: TestApp;
   let k: AgentKit;
-  let sent: string[] | null = null;
+  let pg: PgMessages;
 
   beforeAll(async () => {
     t = await startTestApp({ PRINCIPAL_CACHE_TTL_MS: '60000' });
     k = await new AgentKit(t).seed();
-    const pool: Pool = t.app.get(Db).pool();
-    const counted = new WeakSet<PoolClient>();
-    pool.on('acquire', (client: PoolClient) => {
-      if (counted.has(client)) return;
-      counted.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        const first = args[0] as string | { text: string };
-        sent?.push(typeof first === 'string' ? first : first.text);
-        return query(...args);
-      };
-    });
+    pg = recordPgMessages(t.app);
   });
   afterAll(() => t.close());
 
-  async function messagesOf(send: () => Promise<unknown>): Promise<string[]> {
-    sent = [];
-    try {
-      await send();
-      return sent;
-    } finally {
-      sent = null;
-    }
-  }
+  const messagesOf = (send: () => Promise<unknown>) => pg.during(send);
 
   it('resolves an agent on a cache miss with one message and no transaction, then reads its settings in two (open with the read, commit)', async () => {
     const messages = await messagesOf(() => k.settings('deviceA1').expect(200));
@@ -54,6 +34,16 @@ describe('round trips to PostgreSQL per request', () => {
   it('costs a cached agent two messages for a one-read route', async () => {
     const messages = await messagesOf(() => k.settings('deviceA1').expect(200));
     expect(messages.map((m) => m.slice(0, 5))).toEqual(['BEGIN', 'COMMI']);
+  });
+
+  it('costs a cached agent polling an empty command queue two messages: withdrawal and hand-out are one statement', async () => {
+    const a = k.agent('deviceA1');
+    const poll = () => request(t.http).get(`/api/v1/agents/${a.id}/commands`).set('Authorization', `Bearer ${a.token}`).expect(200);
+    await poll();
+    const messages = await messagesOf(poll);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toMatch(/^BEGIN; SELECT set_config\(.*; WITH withdrawn AS/s);
+    expect(messages[1]).toBe('COMMIT');
   });
 
   it('sends nothing for a route that runs no statement', async () => {
