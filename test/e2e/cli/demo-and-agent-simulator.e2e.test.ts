@@ -127,6 +127,27 @@ describe('the demo tenant and the agent simulator', () => {
     expect(JSON.stringify(viaApi.body)).toContain('pam.elevation.approve');
   });
 
+  it('refuses a fixture rule the API would refuse, or a request missing who decided it, and writes nothing of that file', async () => {
+    const run = Math.random().toString(36).slice(2, 10);
+    const base: Fixture = {
+      partners: [{ key: 'p', name: `Fixture check ${run}` }],
+      organizations: [{ key: 'o', partner: 'p', name: 'Clinic' }],
+      sites: [{ key: 's', organization: 'o', name: 'HQ' }],
+      devices: [{ key: 'd', organization: 'o', site: 's', hostname: `WS-${run}` }],
+    };
+    await expect(t.seed({ ...base, pamRules: [{ key: 'r', organization: 'o', name: 'No criteria', verdict: 'auto_approve' }] })).rejects.toThrow(/PAM rule "No criteria": /);
+    await expect(
+      t.seed({
+        ...base,
+        elevationRequests: [{ key: 'e', id: '5f0c3c1e-7d1a-4b8e-9c2f-0a1b2c3d4e5f', device: 'd', status: 'approved', requestedHoursAgo: 1, subjectUsername: 'u', path: 'C:\\x.exe', hash: 'a'.repeat(64) }],
+      }),
+    ).rejects.toThrow(/needs decidedBy/);
+    await expect(
+      t.seed({ ...base, elevationRequests: [{ key: 'e', id: '5f0c3c1e-7d1a-4b8e-9c2f-0a1b2c3d4e5f', device: 'd', status: 'pending', requestedHoursAgo: 1, subjectUsername: 'u', path: 'C:\\x.exe', hash: 'a'.repeat(63) }] }),
+    ).rejects.toThrow(/hash must be 64 hexadecimal characters/);
+    expect(await ownerQuery(`SELECT 1 FROM partners WHERE name = $1`, [`Fixture check ${run}`])).toEqual([]);
+  });
+
   it('stops with a clear error when the agent token is not the device\'s', async () => {
     await expect(
       simulate({

@@ -97,8 +97,7 @@ export class SeedService {
     }
     for (const rule of f.pamRules ?? []) {
       const orgId = ref(rule.organization, 'organization');
-      const { key, id, organization, site, matchSignerGroup, ...fields } = rule;
-      void key, void organization;
+      const { key: _key, id, organization: _organization, site, matchSignerGroup, ...fields } = rule;
       const w = newRuleWrite({ ...fields, siteId: site ? ref(site, 'site') : null, matchSignerGroupId: matchSignerGroup ? ref(matchSignerGroup, 'signer group') : null });
       const shape = validateRuleShape(w);
       if (!shape.ok) throw new FixtureError(`PAM rule "${rule.name}": ${shape.message}`);
