@@ -48,6 +48,8 @@ export const AGENT_BODY_LIMIT = 32 * 1024;
 const JSON_TYPE = 'application/json';
 const AGENTS_PATH = `/${API_PREFIX}/agents`;
 const SAML_ACS_PATH = `/${API_PREFIX}/sso/saml/acs`;
+/** OIDC Back-Channel Logout: the identity provider's form-encoded POST, one path per provider. */
+const BACKCHANNEL_LOGOUT_PATH = `/${API_PREFIX}/sso/logout/backchannel`;
 
 /**
  * The routes documented to read a body other than JSON, and those media types; every other
@@ -89,6 +91,7 @@ const SCIM_MEDIA_TYPE = 'application/scim+json';
 function acceptedTypes(req: Request): readonly string[] {
   const path = routePath(req);
   if (path.startsWith(`${SCIM_PATH}/`)) return [JSON_TYPE, SCIM_MEDIA_TYPE];
+  if (req.method === 'POST' && path.startsWith(`${BACKCHANNEL_LOGOUT_PATH}/`)) return [JSON_TYPE, 'application/x-www-form-urlencoded'];
   const route = OTHER_BODY_TYPES.find((r) => r.method === req.method && r.path === path);
   return route ? [JSON_TYPE, ...route.types] : [JSON_TYPE];
 }
@@ -134,6 +137,7 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
   app.use(SCIM_PATH, json({ limit: '1mb', type: [JSON_TYPE, SCIM_MEDIA_TYPE] }));
   app.use(json({ limit: '1mb' }));
   app.use(SAML_ACS_PATH, urlencoded({ extended: false, limit: '1mb' }));
+  app.use(BACKCHANNEL_LOGOUT_PATH, urlencoded({ extended: false, limit: '64kb' }));
   // Depth and size bounds on every parsed body, before any guard, pipe or handler walks it.
   app.use(boundedBodies(bodyBounds));
   app.use(bodyParserErrors);

@@ -25,12 +25,12 @@ const ALLOWED_WARNINGS: { rule: string; at: RegExp; why: string }[] = [
   },
   {
     rule: 'operation-4xx-response',
-    at: /^#\/paths\/~1api~1v1~1sso~1callback\/get\/responses$/,
-    why: "the OIDC callback is the identity provider's redirect: every failure, too, redirects to /login?error=<code>",
+    at: /^#\/paths\/~1api~1v1~1sso~1(logout~1)?callback\/get\/responses$/,
+    why: "the OIDC callback and the return from an OP's sign-out are the identity provider's redirects: every failure, too, redirects (to /login?error=<code>, or to /)",
   },
   {
     rule: 'operation-2xx-response',
-    at: /^#\/paths\/~1api~1v1~1sso~1(login~1|callback|saml~1login~1|saml~1acs)/,
+    at: /^#\/paths\/~1api~1v1~1sso~1(login~1|callback|logout~1callback|saml~1login~1|saml~1acs)/,
     why: 'SSO browser navigations always answer 302 with Location (docs/api-conventions.md)',
   },
 ];

@@ -883,6 +883,165 @@ export const TABLE: Table = {
   ],
   'GET /api/v1/sso/check/{orgId}': [{ target: 'organization A', success: 200, params: (ctx) => ({ orgId: ctx.ids.orgA }), expect: PUBLIC() }],
 
+  // ---- SCIM connections and group-to-role mappings (issue 16). Configuring them hands a
+  // credential to an IdP, so only a signed-in person does it (an API key is refused: 403 forbidden);
+  // partner connections are credentials of the whole partner, out of sight of a limited technician.
+  'GET /api/v1/scim/connections': [
+    { target: 'the connections of organization A', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgA }), expect: inOrgA('organizations:write') },
+    { target: 'the connections of organization B', success: 200, query: (ctx) => ({ orgId: ctx.ids.orgB }), expect: inOrgB('organizations:write') },
+    {
+      target: "the caller's partner connections",
+      success: 200,
+      query: () => ({ scope: 'partner' }),
+      hides: [
+        { from: ['orgTech'], ids: (ctx) => [ctx.ids.scimConnP, ctx.ids.otherScimConn] },
+        { from: ['partnerAdmin', 'apiKey'], ids: (ctx) => [ctx.ids.otherScimConn] },
+        { from: ['otherPartner'], ids: (ctx) => [ctx.ids.scimConnP] },
+      ],
+      expect: signedIn('organizations:write', { customer: PARTNER_SCOPE }),
+    },
+  ],
+  'POST /api/v1/scim/connections': [
+    { target: 'a connection of organization A', success: 201, body: (ctx) => ({ name: ctx.uniq('Directory'), orgId: ctx.ids.orgA }), expect: inOrgA('organizations:write', { apiKey: FORBIDDEN }) },
+    { target: 'a connection of organization B', success: 201, body: (ctx) => ({ name: ctx.uniq('Directory'), orgId: ctx.ids.orgB }), expect: inOrgB('organizations:write', { apiKey: FORBIDDEN }) },
+    {
+      target: 'a partner connection',
+      success: 201,
+      body: (ctx) => ({ name: ctx.uniq('Directory'), ownerScope: 'partner' }),
+      expect: newPartnerWide('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      // Users an organization A connection creates never get a role of organization B.
+      target: 'a connection of organization A whose default role is a role of organization B',
+      success: 201,
+      body: (ctx) => ({ name: ctx.uniq('Directory'), orgId: ctx.ids.orgA, defaultRoleId: ctx.ids.adminRoleB }),
+      expect: inOrgA('organizations:write', { customer: [400, 'invalid_default_role'], orgTech: [400, 'invalid_default_role'], partnerAdmin: [400, 'invalid_default_role'], apiKey: FORBIDDEN }),
+    },
+  ],
+  'GET /api/v1/scim/connections/{id}': [
+    { target: 'a connection of organization A', success: 200, params: of('scimConnA'), expect: inOrgA('organizations:write') },
+    { target: 'a connection of organization B', success: 200, params: of('scimConnB'), expect: inOrgB('organizations:write') },
+    { target: 'a partner connection', success: 200, params: of('scimConnP'), expect: signedIn('organizations:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND }) },
+  ],
+  'POST /api/v1/scim/connections/{id}/rotate': [
+    {
+      target: 'a connection of organization A',
+      success: 201,
+      setup: fresh('/scim/connections', 'connection', (ctx) => ({ name: ctx.uniq('Directory'), orgId: ctx.ids.orgA })),
+      params: id,
+      expect: inOrgA('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a connection of organization B',
+      success: 201,
+      setup: fresh('/scim/connections', 'connection', (ctx) => ({ name: ctx.uniq('Directory'), orgId: ctx.ids.orgB })),
+      params: id,
+      expect: inOrgB('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a partner connection',
+      success: 201,
+      setup: fresh('/scim/connections', 'connection', (ctx) => ({ name: ctx.uniq('Directory'), ownerScope: 'partner' })),
+      params: id,
+      expect: signedIn('organizations:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND, apiKey: FORBIDDEN }),
+    },
+  ],
+  // Revoking only takes a credential away, so an API key may do it, as it may revoke API keys.
+  'DELETE /api/v1/scim/connections/{id}': [
+    {
+      target: 'a connection of organization A',
+      success: 200,
+      setup: fresh('/scim/connections', 'connection', (ctx) => ({ name: ctx.uniq('Directory'), orgId: ctx.ids.orgA })),
+      params: id,
+      expect: inOrgA('organizations:write'),
+    },
+    {
+      target: 'a connection of organization B',
+      success: 200,
+      setup: fresh('/scim/connections', 'connection', (ctx) => ({ name: ctx.uniq('Directory'), orgId: ctx.ids.orgB })),
+      params: id,
+      expect: inOrgB('organizations:write'),
+    },
+    {
+      target: 'a partner connection',
+      success: 200,
+      setup: fresh('/scim/connections', 'connection', (ctx) => ({ name: ctx.uniq('Directory'), ownerScope: 'partner' })),
+      params: id,
+      expect: signedIn('organizations:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND }),
+    },
+  ],
+  'GET /api/v1/scim/connections/{id}/group-mappings': [
+    { target: 'a connection of organization A', success: 200, params: of('scimConnA'), expect: inOrgA('organizations:write') },
+    { target: 'a connection of organization B', success: 200, params: of('scimConnB'), expect: inOrgB('organizations:write') },
+    { target: 'a partner connection', success: 200, params: of('scimConnP'), expect: signedIn('organizations:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND }) },
+  ],
+  'PUT /api/v1/scim/connections/{id}/group-mappings': [
+    {
+      target: 'a connection of organization A, mapping a group to a role of organization A',
+      success: 200,
+      params: of('scimConnA'),
+      body: (ctx) => ({ mappings: [{ group: 'Readers', roleId: ctx.ids.readerRoleA, siteIds: [ctx.ids.siteA1] }] }),
+      expect: inOrgA('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a connection of organization B, mapping a group to a role of organization B',
+      success: 200,
+      params: of('scimConnB'),
+      body: (ctx) => ({ mappings: [{ group: 'Readers', roleId: ctx.ids.readerRoleB }] }),
+      expect: inOrgB('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a connection of organization A, mapping a group to a role of organization B',
+      success: 200,
+      params: of('scimConnA'),
+      body: (ctx) => ({ mappings: [{ group: 'Admins', roleId: ctx.ids.adminRoleB }] }),
+      expect: inOrgA('organizations:write', { customer: [400, 'invalid_default_role'], orgTech: [400, 'invalid_default_role'], partnerAdmin: [400, 'invalid_default_role'], apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a partner connection, mapping a group to a partner role',
+      success: 200,
+      params: of('scimConnP'),
+      body: (ctx) => ({ mappings: [{ group: 'Field technicians', roleId: ctx.ids.limitedTechRole }] }),
+      expect: signedIn('organizations:write', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND, apiKey: FORBIDDEN }),
+    },
+  ],
+  'GET /api/v1/sso/providers/{id}/group-mappings': [
+    { target: 'a provider of organization A', success: 200, params: of('ssoProviderA'), expect: inOrgA('organizations:write') },
+    { target: 'a provider of organization B', success: 200, params: of('ssoProviderB'), expect: inOrgB('organizations:write') },
+    // Whoever reads the partner provider reads its mappings; changing them is partner-wide.
+    { target: 'a partner-owned provider', success: 200, params: of('ssoProviderP'), expect: signedIn('organizations:write', { customer: NOT_FOUND, otherPartner: NOT_FOUND }) },
+  ],
+  'PUT /api/v1/sso/providers/{id}/group-mappings': [
+    {
+      target: 'a provider of organization A, mapping a group to a role of organization A',
+      success: 200,
+      params: of('ssoProviderA'),
+      body: (ctx) => ({ mappings: [{ group: 'Readers', roleId: ctx.ids.readerRoleA, siteIds: [ctx.ids.siteA1] }] }),
+      expect: inOrgA('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a provider of organization B, mapping a group to a role of organization B',
+      success: 200,
+      params: of('ssoProviderB'),
+      body: (ctx) => ({ mappings: [{ group: 'Readers', roleId: ctx.ids.readerRoleB }] }),
+      expect: inOrgB('organizations:write', { apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a provider of organization A, mapping a group to a site of organization B',
+      success: 200,
+      params: of('ssoProviderA'),
+      body: (ctx) => ({ mappings: [{ group: 'Readers', roleId: ctx.ids.readerRoleA, siteIds: [ctx.ids.siteB1] }] }),
+      expect: inOrgA('organizations:write', { customer: [400, 'validation_failed'], orgTech: [400, 'validation_failed'], partnerAdmin: [400, 'validation_failed'], apiKey: FORBIDDEN }),
+    },
+    {
+      target: 'a partner-owned provider, mapping a group to a partner role',
+      success: 200,
+      params: of('ssoProviderP'),
+      body: (ctx) => ({ mappings: [{ group: 'Field technicians', roleId: ctx.ids.limitedTechRole }] }),
+      expect: partnerWide('organizations:write', { customer: NOT_FOUND, apiKey: FORBIDDEN }),
+    },
+  ],
+
   // ---- SSO domains
   'GET /api/v1/sso/domains': [
     {
@@ -1368,6 +1527,21 @@ export const TABLE: Table = {
     { target: 'a callback without its state cookie', success: 302, location: '/login?error=invalid_callback', query: () => ({ code: 'x', state: 'y' }), expect: PUBLIC() },
   ],
   'POST /api/v1/sso/exchange': [{ target: 'an unknown code', success: 400, body: () => ({ code: 'not-a-code' }), expect: PUBLIC([400, 'invalid_exchange_code']) }],
+  // Sign-out (issue 16): the caller's own session; an API key has none to end.
+  'POST /api/v1/sso/logout': [
+    { target: "the caller's own session", success: 200, bearer: (ctx, s, caller) => ctx.freshBearer(caller), body: () => ({}), expect: signedIn(null, { apiKey: FORBIDDEN }) },
+  ],
+  'GET /api/v1/sso/logout/callback': [{ target: 'the return from the identity provider', success: 302, location: '/devices', query: () => ({ state: '/devices' }), expect: PUBLIC() }],
+  'POST /api/v1/sso/logout/backchannel/{providerId}': [
+    {
+      target: 'an unknown provider',
+      success: 404,
+      params: () => ({ providerId: '00000000-0000-4000-8000-000000000000' }),
+      contentType: 'application/x-www-form-urlencoded',
+      body: () => 'logout_token=x',
+      expect: PUBLIC([404, 'not_found']),
+    },
+  ],
   'GET /api/v1/auth/login-context': [{ target: 'the login page', success: 200, expect: PUBLIC() }],
   'POST /api/v1/auth/sso-discovery': [{ target: 'an address of an unverified domain', success: 200, body: (ctx) => ({ email: `someone@${ctx.uniq('nowhere')}.example` }), expect: PUBLIC() }],
   'GET /api/v1/sso/link/options': [{ target: "the caller's tenant", success: 200, expect: signedIn(null) }],

@@ -3,6 +3,7 @@
 // and for what each command does.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { SignJWT, importJWK } from 'jose';
 import Provider from 'oidc-provider';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
@@ -41,7 +42,12 @@ const provider = new Provider(issuer, {
   enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   // Like Entra ID or Google, put the scope's claims in the ID token too, not only in userinfo.
   conformIdTokenClaims: options.conformIdTokenClaims ?? false,
-  features: { devInteractions: { enabled: true } },
+  // RP-initiated logout is on by default; back-channel logout posts a logout token to every
+  // client of the ended OP session that registered a backchannel_logout_uri.
+  features: { devInteractions: { enabled: true }, backchannelLogout: { enabled: true } },
+  // oidc-provider refuses outgoing requests to special-use addresses (SSRF protection); the service under
+  // test listens on loopback, so the test OP's back-channel logouts go out without that dispatcher.
+  fetch: (url, { dispatcher, ...options }) => globalThis.fetch(url, options),
   async findAccount(ctx, sub) {
     const account = accounts.get(sub);
     if (!account) {
@@ -87,6 +93,11 @@ provider.use(async (ctx, next) => {
   await provider.interactionFinished(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
   return undefined;
 });
+
+/** The outcome of each back-channel logout the OP sent: { clientId, sid, ok, error }. */
+const backchannelResults = [];
+provider.on('backchannel.success', (ctx, client, accountId, sid) => backchannelResults.push({ clientId: client.clientId, sub: accountId, sid, ok: true }));
+provider.on('backchannel.error', (ctx, err, client, accountId, sid) => backchannelResults.push({ clientId: client.clientId, sub: accountId, sid, ok: false, error: err.message }));
 
 server.on('request', provider.callback());
 
@@ -144,11 +155,19 @@ const commands = {
   async setAccount(sub, claims, { amr = ['pwd'], acr } = {}) {
     accounts.set(sub, { claims: claims ?? {}, amr, acr });
   },
+  async backchannelResults() {
+    return backchannelResults.splice(0);
+  },
   async loginAs(sub) {
     if (!accounts.has(sub)) {
       throw new Error(`unknown test account ${sub}; call setAccount() first`);
     }
     pendingLoginSub = sub;
+  },
+  /** Signs arbitrary claims with the OP's own key (forged logout tokens that still verify). */
+  async signJwt(claims, header = {}) {
+    const key = await importJWK(signingKey, 'RS256');
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: signingKey.kid, ...header }).sign(key);
   },
   async stop() {
     server.closeAllConnections();

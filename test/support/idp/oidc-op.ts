@@ -68,6 +68,12 @@ export interface OidcOpHandle {
   setAccount(sub: string, claims: Record<string, unknown>, options?: OidcOpAccountOptions): Promise<void>;
   /** The next authorization interaction completes for `sub` without UI. */
   loginAs(sub: string): Promise<void>;
+  /** `${issuer}/session/end`: RP-initiated logout (oidc-provider's route). */
+  endSessionEndpoint: string;
+  /** Signs `claims` as a JWT with the OP's own RS256 key (forged tokens that still verify); `header` adds to or overrides the JOSE header. */
+  signJwt(claims: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>;
+  /** The back-channel logouts the OP sent since the last call, with whether the relying party answered 200. */
+  backchannelResults(): Promise<{ clientId: string; sub: string; sid: string; ok: boolean; error?: string }[]>;
   /** The child's recent stdout/stderr, for diagnosing a failing test. */
   logs(): string;
   stop(): Promise<void>;
@@ -144,6 +150,9 @@ export async function startOidcOp(options: OidcOpOptions = {}): Promise<OidcOpHa
     tokenEndpoint: `${issuer}/token`,
     userinfoEndpoint: `${issuer}/me`,
     jwksUrl: `${issuer}/jwks`,
+    endSessionEndpoint: `${issuer}/session/end`,
+    signJwt: async (claims, header) => (await call('signJwt', claims, header ?? {})) as string,
+    backchannelResults: async () => (await call('backchannelResults')) as { clientId: string; sub: string; sid: string; ok: boolean; error?: string }[],
     addClient: async (client) => {
       await call('addClient', client);
     },
@@ -191,6 +200,36 @@ export async function browserlessAuthorize(
     throw new Error(`authorization stopped at ${response.status} ${url}${hint}: ${body}`);
   }
   throw new Error(`authorization did not return to ${target ?? 'the relying party'} within ${options.maxRedirects ?? 20} redirects`);
+}
+
+/**
+ * Completes an RP-initiated logout the way a browser would: follows `endSessionUrl` (the OP's
+ * end-session endpoint with the relying party's parameters) with the jar that holds the OP
+ * session, submits the OP's logout confirmation form (which ends the OP session and sends the
+ * back-channel logouts), and returns the URL the OP sends the browser back to
+ * (`post_logout_redirect_uri?state=…`), or the OP's own success page URL when none was given.
+ */
+export async function browserlessEndSession(endSessionUrl: string, jar: CookieJar): Promise<string> {
+  const url = new URL(endSessionUrl);
+  const page = await fetch(url, { redirect: 'manual', headers: jar.requestHeaders(url) });
+  jar.storeFrom(url, page);
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`end session answered ${page.status}: ${html.slice(0, 300)}`);
+  const action = /action="([^"]+)"/.exec(html)?.[1];
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!action || !xsrf) throw new Error(`no logout form in the OP's page: ${html.slice(0, 300)}`);
+  const confirmUrl = new URL(action, url);
+  const confirmed = await fetch(confirmUrl, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...jar.requestHeaders(confirmUrl), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ xsrf, logout: 'yes' }),
+  });
+  jar.storeFrom(confirmUrl, confirmed);
+  await confirmed.body?.cancel();
+  const location = confirmed.headers.get('location');
+  if (confirmed.status < 300 || confirmed.status >= 400 || !location) throw new Error(`logout confirmation answered ${confirmed.status}`);
+  return new URL(location, confirmUrl).toString();
 }
 
 function pointsAt(url: URL, redirectUri: string): boolean {

@@ -28,6 +28,8 @@ export interface OidcAttempt {
 export interface VerifiedOidcLogin {
   sub: string;
   idTokenClaims: Record<string, unknown>;
+  /** The ID token as the IdP signed it: sent back as `id_token_hint` by an RP-initiated logout. */
+  idToken: string;
   userInfo: Record<string, unknown>;
   accessToken: string;
   refreshToken: string | null;
@@ -54,6 +56,18 @@ const JWKS_TTL_MS = 10 * 60_000;
 /** A key id the cached set lacks triggers one refetch, at most this often (a key rotation). */
 const JWKS_REFETCH_AFTER_MS = 30_000;
 const MAX_SUB_LENGTH = 255;
+/** Back-Channel Logout 1.0 §2.6: a logout token issued longer ago than this is refused. */
+export const LOGOUT_TOKEN_MAX_AGE_SECONDS = 300;
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
+/** The claims of a verified logout token that say whose sessions end. */
+export interface VerifiedLogoutToken {
+  jti: string;
+  sub: string | null;
+  sid: string | null;
+  /** When the token stops being valid: its `exp`, or `iat` plus the accepted age. */
+  expiresAt: Date;
+}
 const OAUTH_ERROR = /^[a-z_]{1,40}$/;
 
 interface CachedJwks {
@@ -133,11 +147,47 @@ export class OidcRelyingParty {
     return {
       sub,
       idTokenClaims,
+      idToken: tokens.idToken,
       userInfo,
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken,
       tokenExpiresAt: tokens.expiresIn === null ? null : new Date(Date.now() + tokens.expiresIn * 1000),
     };
+  }
+
+  /**
+   * OpenID Connect Back-Channel Logout 1.0 §2.6: signature by the provider's JWKS (asymmetric
+   * algorithms only), `iss`, `aud` (the client id), `iat` no older than 5 minutes (60 s skew),
+   * `exp` when present, a `jti`, the back-channel logout event, `sid` or `sub`, and no `nonce`
+   * (which tells a logout token from an ID token). Replay of the `jti` is the caller's check.
+   */
+  async verifyLogoutToken(config: OidcClientConfig, logoutToken: string): Promise<VerifiedLogoutToken> {
+    let payload: Record<string, unknown>;
+    try {
+      payload = await this.verifyWithJwks(config, logoutToken, {
+        maxTokenAge: LOGOUT_TOKEN_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS,
+        requiredClaims: ['iss', 'aud', 'iat', 'jti', 'events'],
+      });
+    } catch (error) {
+      throw error instanceof OidcProtocolError ? error : new OidcProtocolError(jwtFailure('logout_token', error));
+    }
+    if ('nonce' in payload) throw new OidcProtocolError('logout_token_nonce_present');
+    const events = payload.events;
+    const event = typeof events === 'object' && events !== null && !Array.isArray(events) ? (events as Record<string, unknown>)[BACKCHANNEL_LOGOUT_EVENT] : undefined;
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new OidcProtocolError('logout_token_event_missing');
+    if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== undefined && payload.azp !== config.clientId) throw new OidcProtocolError('logout_token_azp_mismatch');
+    const text = (value: unknown, claim: string): string | null => {
+      if (value === undefined) return null;
+      if (typeof value !== 'string' || value === '' || value.length > MAX_SUB_LENGTH) throw new OidcProtocolError(`logout_token_${claim}_invalid`);
+      return value;
+    };
+    const jti = text(payload.jti, 'jti')!;
+    const sub = text(payload.sub, 'sub');
+    const sid = text(payload.sid, 'sid');
+    if (sub === null && sid === null) throw new OidcProtocolError('logout_token_sub_and_sid_missing');
+    const iat = payload.iat as number;
+    const exp = typeof payload.exp === 'number' ? payload.exp : iat + LOGOUT_TOKEN_MAX_AGE_SECONDS;
+    return { jti, sub, sid, expiresAt: new Date((Math.max(exp, iat + LOGOUT_TOKEN_MAX_AGE_SECONDS) + CLOCK_SKEW_SECONDS) * 1000) };
   }
 
   private async exchangeCode(config: OidcClientConfig, code: string, codeVerifier: string, redirectUri: string) {
@@ -173,7 +223,7 @@ export class OidcRelyingParty {
     try {
       payload = await this.verifyWithJwks(config, idToken);
     } catch (error) {
-      throw error instanceof OidcProtocolError ? error : new OidcProtocolError(idTokenFailure(error));
+      throw error instanceof OidcProtocolError ? error : new OidcProtocolError(jwtFailure('id_token', error));
     }
     if (payload.nonce !== nonce) throw new OidcProtocolError('id_token_nonce_mismatch');
     if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp === undefined) throw new OidcProtocolError('id_token_azp_missing');
@@ -182,14 +232,20 @@ export class OidcRelyingParty {
     return payload;
   }
 
-  private async verifyWithJwks(config: OidcClientConfig, idToken: string): Promise<Record<string, unknown>> {
+  private async verifyWithJwks(
+    config: OidcClientConfig,
+    idToken: string,
+    checks: { maxTokenAge: number; requiredClaims: string[] } = {
+      maxTokenAge: MAX_ID_TOKEN_AGE_SECONDS + CLOCK_SKEW_SECONDS,
+      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'],
+    },
+  ): Promise<Record<string, unknown>> {
     const options = {
       algorithms: ID_TOKEN_ALGORITHMS,
       issuer: config.issuer,
       audience: config.clientId,
       clockTolerance: CLOCK_SKEW_SECONDS,
-      maxTokenAge: MAX_ID_TOKEN_AGE_SECONDS + CLOCK_SKEW_SECONDS,
-      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'],
+      ...checks,
     };
     const cached = await this.keySet(config.jwksUrl, false);
     try {
@@ -248,16 +304,16 @@ function parseJsonObject(response: SafeResponse): Record<string, unknown> | null
   }
 }
 
-function idTokenFailure(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return 'id_token_expired';
+function jwtFailure(token: 'id_token' | 'logout_token', error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return `${token}_expired`;
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     const claim = /^[a-z_]{1,20}$/.test(error.claim) ? error.claim : 'claim';
-    return `id_token_${claim}_invalid`;
+    return `${token}_${claim}_invalid`;
   }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'id_token_alg_not_allowed';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'id_token_signature_invalid';
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'id_token_key_unknown';
-  if (error instanceof joseErrors.JWKSMultipleMatchingKeys) return 'id_token_key_ambiguous';
-  if (error instanceof joseErrors.JOSEError) return 'id_token_malformed';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return `${token}_alg_not_allowed`;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return `${token}_signature_invalid`;
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return `${token}_key_unknown`;
+  if (error instanceof joseErrors.JWKSMultipleMatchingKeys) return `${token}_key_ambiguous`;
+  if (error instanceof joseErrors.JOSEError) return `${token}_malformed`;
   throw error;
 }

@@ -9,6 +9,7 @@ import type { OidcRelyingParty } from './oidc-relying-party.service';
 import { SsoCallbackService } from './sso-callback.service';
 import type { LoginRejection } from './sso-login.errors';
 import type { SsoLoginRepository } from './sso-login.repository';
+import type { SsoSignOutService } from './sso-sign-out.service';
 import { stateCookieValue } from './state-cookie.util';
 
 describe('SsoCallbackService', () => {
@@ -30,6 +31,7 @@ describe('SsoCallbackService', () => {
       {} as AccountResolver,
       {} as IdentityLinker,
       audit,
+      {} as SsoSignOutService,
     );
     return { svc, audited };
   }

@@ -10,6 +10,7 @@ import { OidcLoginStarter } from './oidc-login-starter.service';
 import { signedInLocation } from './redirect-path.util';
 import { asLinkRejection, LinkRejection, LoginRejection } from './sso-login.errors';
 import { LoginProviderRow, LoginSessionRow, SsoLoginRepository } from './sso-login.repository';
+import { SsoSignOutService } from './sso-sign-out.service';
 import { isWellFormedState, stateMatchesCookie } from './state-cookie.util';
 
 export interface CallbackQuery {
@@ -61,6 +62,7 @@ export class SsoCallbackService {
     private readonly accounts: AccountResolver,
     private readonly linker: IdentityLinker,
     private readonly loginAudit: LoginAudit,
+    private readonly signOut: SsoSignOutService,
   ) {}
 
   async handle(query: CallbackQuery, stateCookie: unknown): Promise<CallbackResult> {
@@ -148,6 +150,7 @@ export class SsoCallbackService {
     }
     const signedIn = await this.accounts.signIn(verified);
     if (signedIn instanceof LoginRejection) return loginFailureLocation(signedIn.code);
+    await this.signOut.recordOidcSignIn(signedIn.exchangeCode, provider, verified.login);
     return signedInLocation(session.redirect_url, signedIn.exchangeCode);
   }
 

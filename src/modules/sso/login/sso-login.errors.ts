@@ -81,5 +81,8 @@ export const SsoLoginErrors = {
     AppException.badRequest('sso_protocol_unsupported', 'The SSO provider uses SAML; start the sign-in at its SAML login route', { loginUrl }),
   invalidExchangeCode: () => AppException.badRequest('invalid_exchange_code', 'Invalid or expired token exchange code'),
   linkProviderNotFound: () => AppException.notFound('SSO provider not found'),
+  logoutNeedsUserSession: () => AppException.forbidden('forbidden', 'Signing out needs a signed-in user session'),
+  logoutProviderNotFound: () => AppException.notFound('SSO provider not found'),
+  invalidLogoutToken: () => AppException.badRequest('invalid_logout_token', 'The logout token is not acceptable'),
   linkNeedsUserSession: () => AppException.forbidden('forbidden', 'Linking an identity needs a signed-in user session'),
 };

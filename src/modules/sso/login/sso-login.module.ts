@@ -25,6 +25,9 @@ import { SsoExchangeService } from './sso-exchange.service';
 import { SsoLoginController } from './sso-login.controller';
 import { SsoLoginRepository } from './sso-login.repository';
 import { SsoLoginService } from './sso-login.service';
+import { SsoLogoutController } from './sso-logout.controller';
+import { SsoSignOutRepository } from './sso-sign-out.repository';
+import { SsoSignOutService } from './sso-sign-out.service';
 
 /**
  * OIDC sign-in (spec 1.1–1.8): login start and callback, the exchange, discovery by email,
@@ -33,7 +36,7 @@ import { SsoLoginService } from './sso-login.service';
  */
 @Module({
   imports: [AuthModule, SsoModule, BrandingModule],
-  controllers: [SsoLoginController, LoginContextController, EmailDiscoveryController, SsoLinkController],
+  controllers: [SsoLoginController, SsoLogoutController, LoginContextController, EmailDiscoveryController, SsoLinkController],
   providers: [
     { provide: OIDC_HTTP, useFactory: (network: IdpNetwork) => network.http, inject: [IdpNetwork] },
     {
@@ -57,8 +60,10 @@ import { SsoLoginService } from './sso-login.service';
     EmailDiscoveryService,
     SsoLinkService,
     IdentityLinker,
+    SsoSignOutRepository,
+    SsoSignOutService,
   ],
   // The SAML service provider ends its sign-ins through the same session consume, account resolution and audit.
-  exports: [SsoLoginRepository, AccountResolver, LoginAudit],
+  exports: [SsoLoginRepository, AccountResolver, LoginAudit, SsoSignOutService],
 })
 export class SsoLoginModule {}

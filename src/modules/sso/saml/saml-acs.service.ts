@@ -201,7 +201,7 @@ export class SamlAcsService {
       profile,
       idpMfa: assertion.authnContextClassRefs.some((ref) => MFA_CONTEXTS.has(ref)),
       // The account resolution is shared with OIDC; a SAML sign-in carries no IdP tokens.
-      login: { sub: externalId, idTokenClaims: {}, userInfo: profile, accessToken: '', refreshToken: null, tokenExpiresAt: null },
+      login: { sub: externalId, idTokenClaims: {}, idToken: '', userInfo: profile, accessToken: '', refreshToken: null, tokenExpiresAt: null },
     };
   }
 }

@@ -1,0 +1,254 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
+import { SecretBox, SecretDecryptionError, tokenHash } from '../../../infra/crypto/secret-box.service';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import type { Principal } from '../../../common/principal';
+import { AuditService } from '../../audit/audit.service';
+import { PrincipalResolver } from '../../auth/principal-resolver.service';
+import { SafeFetchError } from '../net/net.errors';
+import { ownerOf } from './login-provider.util';
+import { OidcLoginStarter } from './oidc-login-starter.service';
+import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
+import { OIDC_HTTP, OidcProtocolError, OidcRelyingParty, VerifiedOidcLogin } from './oidc-relying-party.service';
+import { safeRedirectPath } from './redirect-path.util';
+import { SsoLoginErrors } from './sso-login.errors';
+import { LoginProviderRow, SsoLoginRepository } from './sso-login.repository';
+import { IdpSessionSelector, SessionLinkRow, SsoSignOutRepository } from './sso-sign-out.repository';
+import type { SafeHttpClient } from '../net/safe-fetch.service';
+
+/** Where the OP returns the browser after an RP-initiated logout: one fixed path, registered at each provider. */
+export const POST_LOGOUT_PATH = '/api/v1/sso/logout/callback';
+/** The back-channel logout endpoint of one provider, to register at the OP as `backchannel_logout_uri`. */
+export const backchannelLogoutPath = (providerId: string) => `/api/v1/sso/logout/backchannel/${providerId}`;
+/** Longest logout token read (a signed JWT; real ones are well under 2 KB). */
+export const MAX_LOGOUT_TOKEN_LENGTH = 16_384;
+
+/** SecretBox context of the ID token kept for a session's `id_token_hint`. */
+const idTokenContext = (sessionId: string) => `sso_session_links.id_token:${sessionId}`;
+
+/**
+ * Builds the IdP sign-out URL of a SAML session (SP-initiated Single Logout); provided by the
+ * SAML module, which depends on this one.
+ */
+export interface SamlLogoutStarter {
+  logoutUrl(link: SessionLinkRow, returnPath: string): Promise<string | null>;
+}
+
+export interface LogoutStarted {
+  success: true;
+  /** Where the browser goes next: the identity provider's sign-out, or a path on this origin. */
+  logoutUrl: string;
+}
+
+/**
+ * Sign-out that reaches every session (issue 16): records, at each SSO sign-in, what the IdP will
+ * name the session by; ends the caller's session and sends the browser to the IdP's sign-out
+ * (RP-initiated logout with `id_token_hint`); and ends the sessions an IdP's back-channel logout
+ * token names. Sessions end in one statement with their refresh tokens and unredeemed exchange
+ * codes, and leave this instance's principal cache at once (other instances within its TTL).
+ */
+@Injectable()
+export class SsoSignOutService {
+  private readonly logger = new Logger(SsoSignOutService.name);
+  private samlStarter: SamlLogoutStarter | null = null;
+
+  constructor(
+    private readonly repo: SsoSignOutRepository,
+    private readonly loginRepo: SsoLoginRepository,
+    private readonly tx: TenantTransaction,
+    private readonly box: SecretBox,
+    private readonly rp: OidcRelyingParty,
+    private readonly starter: OidcLoginStarter,
+    private readonly metadata: OidcProviderMetadataCache,
+    private readonly principals: PrincipalResolver,
+    private readonly audit: AuditService,
+    @Inject(OIDC_HTTP) private readonly http: SafeHttpClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The SAML module registers its Single Logout here (it imports this module, not the reverse). */
+  useSamlLogout(starter: SamlLogoutStarter): void {
+    this.samlStarter = starter;
+  }
+
+  get postLogoutRedirectUri(): string {
+    return `${this.config.publicUrl}${POST_LOGOUT_PATH}`;
+  }
+
+  /**
+   * After an OIDC sign-in committed, before the browser gets its exchange code: the session's
+   * subject, the OP's `sid` and the ID token (sealed). The session is unusable until the code is
+   * redeemed, so no window exists in which it could escape a back-channel logout.
+   */
+  async recordOidcSignIn(exchangeCode: string, provider: LoginProviderRow, login: VerifiedOidcLogin): Promise<void> {
+    const sid = typeof login.idTokenClaims.sid === 'string' && login.idTokenClaims.sid !== '' && login.idTokenClaims.sid.length <= 255 ? login.idTokenClaims.sid : null;
+    await this.record(exchangeCode, provider.id, (sessionId) => ({
+      protocol: 'oidc',
+      subject: login.sub,
+      idpSessionId: sid,
+      nameIdFormat: null,
+      idTokenSealed: this.box.encrypt(login.idToken, idTokenContext(sessionId)),
+    }));
+  }
+
+  /** The SAML counterpart: the NameID (and format) and SessionIndex a LogoutRequest will name. */
+  async recordSamlSignIn(exchangeCode: string, providerId: string, nameId: string, nameIdFormat: string | null, sessionIndex: string | null): Promise<void> {
+    await this.record(exchangeCode, providerId, () => ({
+      protocol: 'saml',
+      subject: nameId,
+      idpSessionId: sessionIndex && sessionIndex.length <= 255 ? sessionIndex : null,
+      nameIdFormat: nameIdFormat && nameIdFormat.length <= 255 ? nameIdFormat : null,
+      idTokenSealed: null,
+    }));
+  }
+
+  private async record(
+    exchangeCode: string,
+    providerId: string,
+    fields: (sessionId: string) => { protocol: 'oidc' | 'saml'; subject: string; idpSessionId: string | null; nameIdFormat: string | null; idTokenSealed: string | null },
+  ): Promise<void> {
+    await this.tx.withSystemContext('an SSO sign-in records what its identity provider names the session by', async () => {
+      const code = await this.repo.sessionOfExchangeCode(tokenHash(exchangeCode));
+      if (!code) throw new Error('A just-issued exchange code has no session');
+      await this.repo.sweepExpiredLinks();
+      await this.repo.insertLink({ sessionId: code.session_id, orgId: code.org_id, partnerId: code.partner_id, providerId, ...fields(code.session_id) });
+    });
+  }
+
+  /**
+   * Ends the caller's session and answers where the browser goes next: for a session an OIDC
+   * provider with an `end_session_endpoint` opened, that endpoint with `id_token_hint`,
+   * `post_logout_redirect_uri` (our fixed path) and `state` (the return path); for a SAML session
+   * of a provider with a Single Logout service, a signed LogoutRequest; otherwise the return path.
+   */
+  async logout(principal: Principal, redirect: unknown): Promise<LogoutStarted> {
+    if (!principal.sessionId) throw SsoLoginErrors.logoutNeedsUserSession();
+    const sessionId = principal.sessionId;
+    const returnPath = safeRedirectPath(redirect ?? '/login');
+    const link = await this.tx.withSystemContext('a user ends their own session', async () => {
+      const found = await this.repo.linkOfSession(sessionId);
+      const provider = found ? await this.loginRepo.provider(found.provider_id) : null;
+      // By id: a session no identity provider opened (a password sign-in) ends here too.
+      await this.repo.endSessions([sessionId], 'logout');
+      await this.audit.record({
+        action: 'sso.logout',
+        orgId: principal.scope === 'partner' ? null : principal.orgId,
+        partnerId: principal.scope === 'partner' ? principal.partnerId : null,
+        resourceType: 'session',
+        resourceId: sessionId,
+        details: { initiatedBy: 'user', providerId: found?.provider_id ?? null },
+      });
+      return found && provider ? { found, provider } : null;
+    });
+    this.principals.forgetSession(sessionId);
+    if (!link) return { success: true, logoutUrl: returnPath };
+    const url = link.found.protocol === 'oidc' ? await this.oidcLogoutUrl(link.found, link.provider, returnPath) : await this.samlStarter?.logoutUrl(link.found, returnPath);
+    return { success: true, logoutUrl: url ?? returnPath };
+  }
+
+  private async oidcLogoutUrl(link: SessionLinkRow, provider: LoginProviderRow, returnPath: string): Promise<string | null> {
+    const client = this.starter.clientConfig(provider);
+    if ('missing' in client || !link.id_token) return null;
+    const { endSessionUrl } = await this.metadata.of(client.config.issuer);
+    if (!endSessionUrl) return null;
+    try {
+      await this.http.assertSafeUrl(endSessionUrl);
+    } catch (error) {
+      if (!(error instanceof SafeFetchError)) throw error;
+      this.logger.warn({ providerId: provider.id, reason: error.reason }, 'An end-session endpoint is not acceptable; the browser stays here');
+      return null;
+    }
+    let idToken: string;
+    try {
+      idToken = this.box.decrypt(link.id_token, idTokenContext(link.session_id));
+    } catch (error) {
+      if (error instanceof SecretDecryptionError) return null;
+      throw error;
+    }
+    const url = new URL(endSessionUrl);
+    url.searchParams.set('id_token_hint', idToken);
+    url.searchParams.set('client_id', client.config.clientId);
+    url.searchParams.set('post_logout_redirect_uri', this.postLogoutRedirectUri);
+    url.searchParams.set('state', returnPath);
+    return url.toString();
+  }
+
+  /** Where the OP returned the browser: the `state` it carried, read again as a same-origin path. */
+  returnLocation(state: unknown): string {
+    return safeRedirectPath(state ?? '/login');
+  }
+
+  /**
+   * OpenID Connect Back-Channel Logout 1.0: the logout token verified (OidcRelyingParty), its jti
+   * recorded (a replay is refused), then every live session it names at this provider ends. A
+   * token that names no live session is accepted (the spec's answer to "already signed out").
+   * Refusals are 400 `invalid_logout_token`, audited with the precise reason.
+   */
+  async backchannel(providerId: string, logoutToken: unknown): Promise<{ success: true }> {
+    const provider = await this.tx.withSystemContext('a back-channel logout names its provider', () => this.loginRepo.provider(providerId));
+    if (!provider || provider.type !== 'oidc') throw SsoLoginErrors.logoutProviderNotFound();
+    const tenant = ownerOf(provider);
+    if (typeof logoutToken !== 'string' || logoutToken === '' || logoutToken.length > MAX_LOGOUT_TOKEN_LENGTH) return this.refuse(provider, 'logout_token_missing');
+    const client = this.starter.clientConfig(provider);
+    if ('missing' in client) return this.refuse(provider, 'provider_incomplete');
+    let verified;
+    try {
+      verified = await this.rp.verifyLogoutToken(client.config, logoutToken);
+    } catch (error) {
+      if (error instanceof OidcProtocolError) return this.refuse(provider, error.reason);
+      throw error;
+    }
+    const selector: IdpSessionSelector = { providerId, subject: verified.sub, idpSessionId: verified.sid };
+    const outcome = await this.tx.withSystemContext('a back-channel logout ends the sessions its token names', async () => {
+      if (!(await this.repo.rememberLogoutToken({ ...tenant, providerId, jti: verified.jti, expiresAt: verified.expiresAt }))) return 'replayed' as const;
+      const ended = await this.repo.endSessions(await this.repo.sessionsNamed(selector), 'sso_backchannel_logout');
+      await this.audit.record({
+        action: 'sso.logout.backchannel',
+        ...tenant,
+        resourceType: 'sso_provider',
+        resourceId: providerId,
+        actor: { type: 'system', id: null },
+        details: { by: verified.sid ? 'sid' : 'sub', sessionsEnded: ended.length },
+      });
+      return ended;
+    });
+    if (outcome === 'replayed') return this.refuse(provider, 'logout_token_replayed');
+    for (const session of outcome) this.principals.forgetSession(session.id);
+    return { success: true };
+  }
+
+  /**
+   * Ends the sessions an IdP-initiated SAML LogoutRequest names (validated by the caller), in
+   * one system-context transaction. Returns how many were live.
+   */
+  async endNamedSessions(selector: IdpSessionSelector, tenant: { orgId: string | null; partnerId: string | null }, reason: string): Promise<number> {
+    const ended = await this.tx.withSystemContext('an identity provider signs a person out', async () => {
+      const sessions = await this.repo.endSessions(await this.repo.sessionsNamed(selector), reason);
+      await this.audit.record({
+        action: 'sso.logout.idp',
+        ...tenant,
+        resourceType: 'sso_provider',
+        resourceId: selector.providerId,
+        actor: { type: 'system', id: null },
+        details: { by: selector.idpSessionId ? 'session_index' : 'name_id', sessionsEnded: sessions.length },
+      });
+      return sessions;
+    });
+    for (const session of ended) this.principals.forgetSession(session.id);
+    return ended.length;
+  }
+
+  private async refuse(provider: LoginProviderRow, reason: string): Promise<never> {
+    await this.tx.withSystemContext('audit of a refused back-channel logout', () =>
+      this.audit.record({
+        action: 'sso.logout.rejected',
+        ...ownerOf(provider),
+        resourceType: 'sso_provider',
+        resourceId: provider.id,
+        actor: { type: 'system', id: null },
+        details: { reason },
+      }),
+    );
+    throw SsoLoginErrors.invalidLogoutToken();
+  }
+}
