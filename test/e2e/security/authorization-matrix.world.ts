@@ -375,8 +375,13 @@ async function prepareShared(ctx: MatrixContext): Promise<void> {
   ids.importP = await startImport(ctx, {}, doc, 'application/json');
   for (const key of ['importA', 'importB', 'importP']) await importFinished(ctx, ids[key]);
 
+  ids.scimConnA = id(await admin.create('/scim/connections', { name: 'Org A directory', orgId: ids.orgA }), 'connection');
+  ids.scimConnB = id(await admin.create('/scim/connections', { name: 'Org B directory', orgId: ids.orgB }), 'connection');
+  ids.scimConnP = id(await admin.create('/scim/connections', { name: 'Partner directory', ownerScope: 'partner' }), 'connection');
+
   // Objects of the other partner, for the lists that must not show them to partner P's callers.
   ids.otherProvider = id(await otherAdmin.create('/sso/providers', { name: 'Q IdP', type: 'saml', ownerScope: 'partner' }), 'provider');
+  ids.otherScimConn = id(await otherAdmin.create('/scim/connections', { name: 'Q directory', ownerScope: 'partner' }), 'connection');
 }
 
 async function startImport(ctx: MatrixContext, query: Record<string, string>, body: unknown, type: string): Promise<string> {
