@@ -7,10 +7,10 @@ import { tokenHash } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import { profileArgs, type BenchContext, type CustomResult, type Scenario } from '../bench.types';
 
-const RULES = 1000;
-const DEVICES = 2000;
+export const RULES = 1000;
+export const DEVICES = 2000;
 const SITES = 10;
-const CONNECTIONS = 50;
+export const CONNECTIONS = 50;
 
 const hex = (i: number) => i.toString(16).padStart(8, '0').repeat(8).slice(0, 64);
 
@@ -113,6 +113,71 @@ export async function baseline(ctx: BenchContext): Promise<Load> {
 }
 
 /**
+ * The organization the ingest scenarios load (this one and the two-instance one): 1,000 rules,
+ * 2,000 enrolled devices with their own tokens, the policies and the technicians' phones; returns
+ * the request of device `i`, its prompt of kind `i % 3`.
+ */
+export async function seedIngest(ctx: BenchContext): Promise<(i: number) => { method: 'POST'; path: string; headers: Record<string, string>; body: string }> {
+  const label = `${Date.now()}`;
+  const ids = await ctx.seed({
+    partners: [{ key: 'p', name: `Ingest Partner ${label}` }],
+    organizations: [{ key: 'o', partner: 'p', name: `Ingest Org ${label}` }],
+    sites: Array.from({ length: SITES }, (_, i) => ({ key: `s${i}`, organization: 'o', name: `Site ${i}` })),
+    roles: [{ key: 'tech', scope: 'partner', partner: 'p', name: 'Technician', permissions: ['*'] }],
+    users: [0, 1].map((i) => ({ key: `t${i}`, email: `ingest-tech${i}-${label}@bench.example`, partnerMembership: { partner: 'p', role: 'tech', orgAccess: 'all' as const } })),
+  });
+  const sites = Array.from({ length: SITES }, (_, i) => ids[`s${i}`]);
+  const tokens = Array.from({ length: DEVICES }, () => randomBytes(24).toString('base64url'));
+  const agentIds = Array.from({ length: DEVICES }, () => randomUUID());
+  await ctx.ownerQuery(
+    `WITH input AS (SELECT * FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(agent_id, token_hash, n)),
+     d AS (
+       INSERT INTO devices (org_id, site_id, hostname)
+       SELECT $1, ($2::uuid[])[1 + (n - 1) % array_length($2::uuid[], 1)], 'WS-' || n FROM input
+       RETURNING id, hostname
+     )
+     INSERT INTO agents (id, org_id, device_id, token_hash)
+     SELECT input.agent_id, $1, d.id, input.token_hash FROM d JOIN input ON d.hostname = 'WS-' || input.n`,
+    [ids.o, sites, agentIds, tokens.map(tokenHash)],
+  );
+  await ctx.ownerQuery(RULES_SQL, [ids.o, sites]);
+  await ctx.ownerQuery(`INSERT INTO pam_rules_versions (org_id, version) VALUES ($1, 1) ON CONFLICT (org_id) DO UPDATE SET version = pam_rules_versions.version + 1`, [ids.o]);
+  await ctx.ownerQuery(
+    `WITH audit AS (
+       INSERT INTO policies (org_id, type, name, features)
+       VALUES ($1, 'configuration', 'Audit tools', jsonb_build_object('software', jsonb_build_object('mode', 'audit', 'entries',
+         (SELECT jsonb_agg(jsonb_build_object('name', 'tool' || i || '.exe')) FROM generate_series(1, 50) i))))
+       RETURNING id
+     ), allow AS (
+       INSERT INTO policies (org_id, type, name, features)
+       VALUES ($1, 'configuration', 'Allowed installers', jsonb_build_object('software', jsonb_build_object('mode', 'allowlist', 'entries',
+         (SELECT jsonb_agg(jsonb_build_object('sha256', repeat(lpad(to_hex(i), 8, 'f'), 8))) FROM generate_series(1, 20) i))))
+       RETURNING id
+     )
+     INSERT INTO policy_assignments (partner_id, org_id, policy_id, target_level, site_id)
+     SELECT $2::uuid, $1::uuid, audit.id, 'organization', NULL::uuid FROM audit
+     UNION ALL SELECT $2::uuid, $1::uuid, allow.id, 'site', $3::uuid FROM allow`,
+    [ids.o, ids.p, sites[0]],
+  );
+  await ctx.ownerQuery(
+    `INSERT INTO mobile_devices (id, user_id, platform, push_token, push_token_hmac)
+     SELECT gen_random_uuid(), u, 'ios', 'bench-sealed-token', md5(u::text) FROM unnest($1::uuid[]) AS u`,
+    [[ids.t0, ids.t1]],
+  );
+
+  const request = (i: number) => ({
+    method: 'POST' as const,
+    path: `/api/v1/agents/${agentIds[i]}/elevation-requests`,
+    headers: { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' },
+    body: promptBody(i),
+  });
+
+  // A database in service has statistics; a freshly seeded one gets them before the load, not from autovacuum halfway through it.
+  await ctx.ownerQuery('ANALYZE');
+  return request;
+}
+
+/**
  * Sustained agent ingest (spec P4.6) with 1,000 enabled rules in the organization, a software
  * audit policy on the organization and an allowlist on one site, and two technicians with phones
  * (every pending request fans out to them), at 50 connections, against an instance of its own
@@ -127,62 +192,7 @@ export const scenario: Scenario = {
   name: `agent ingest: POST /agents/:id/elevation-requests (${RULES} rules, ${DEVICES} devices, ${CONNECTIONS} conn)`,
   order: 40,
   async prepare(ctx): Promise<CustomResult> {
-    const label = `${Date.now()}`;
-    const ids = await ctx.seed({
-      partners: [{ key: 'p', name: `Ingest Partner ${label}` }],
-      organizations: [{ key: 'o', partner: 'p', name: `Ingest Org ${label}` }],
-      sites: Array.from({ length: SITES }, (_, i) => ({ key: `s${i}`, organization: 'o', name: `Site ${i}` })),
-      roles: [{ key: 'tech', scope: 'partner', partner: 'p', name: 'Technician', permissions: ['*'] }],
-      users: [0, 1].map((i) => ({ key: `t${i}`, email: `ingest-tech${i}-${label}@bench.example`, partnerMembership: { partner: 'p', role: 'tech', orgAccess: 'all' as const } })),
-    });
-    const sites = Array.from({ length: SITES }, (_, i) => ids[`s${i}`]);
-    const tokens = Array.from({ length: DEVICES }, () => randomBytes(24).toString('base64url'));
-    const agentIds = Array.from({ length: DEVICES }, () => randomUUID());
-    await ctx.ownerQuery(
-      `WITH input AS (SELECT * FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(agent_id, token_hash, n)),
-       d AS (
-         INSERT INTO devices (org_id, site_id, hostname)
-         SELECT $1, ($2::uuid[])[1 + (n - 1) % array_length($2::uuid[], 1)], 'WS-' || n FROM input
-         RETURNING id, hostname
-       )
-       INSERT INTO agents (id, org_id, device_id, token_hash)
-       SELECT input.agent_id, $1, d.id, input.token_hash FROM d JOIN input ON d.hostname = 'WS-' || input.n`,
-      [ids.o, sites, agentIds, tokens.map(tokenHash)],
-    );
-    await ctx.ownerQuery(RULES_SQL, [ids.o, sites]);
-    await ctx.ownerQuery(`INSERT INTO pam_rules_versions (org_id, version) VALUES ($1, 1) ON CONFLICT (org_id) DO UPDATE SET version = pam_rules_versions.version + 1`, [ids.o]);
-    await ctx.ownerQuery(
-      `WITH audit AS (
-         INSERT INTO policies (org_id, type, name, features)
-         VALUES ($1, 'configuration', 'Audit tools', jsonb_build_object('software', jsonb_build_object('mode', 'audit', 'entries',
-           (SELECT jsonb_agg(jsonb_build_object('name', 'tool' || i || '.exe')) FROM generate_series(1, 50) i))))
-         RETURNING id
-       ), allow AS (
-         INSERT INTO policies (org_id, type, name, features)
-         VALUES ($1, 'configuration', 'Allowed installers', jsonb_build_object('software', jsonb_build_object('mode', 'allowlist', 'entries',
-           (SELECT jsonb_agg(jsonb_build_object('sha256', repeat(lpad(to_hex(i), 8, 'f'), 8))) FROM generate_series(1, 20) i))))
-         RETURNING id
-       )
-       INSERT INTO policy_assignments (partner_id, org_id, policy_id, target_level, site_id)
-       SELECT $2::uuid, $1::uuid, audit.id, 'organization', NULL::uuid FROM audit
-       UNION ALL SELECT $2::uuid, $1::uuid, allow.id, 'site', $3::uuid FROM allow`,
-      [ids.o, ids.p, sites[0]],
-    );
-    await ctx.ownerQuery(
-      `INSERT INTO mobile_devices (id, user_id, platform, push_token, push_token_hmac)
-       SELECT gen_random_uuid(), u, 'ios', 'bench-sealed-token', md5(u::text) FROM unnest($1::uuid[]) AS u`,
-      [[ids.t0, ids.t1]],
-    );
-
-    const request = (i: number) => ({
-      method: 'POST' as const,
-      path: `/api/v1/agents/${agentIds[i]}/elevation-requests`,
-      headers: { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' },
-      body: promptBody(i),
-    });
-
-    // A database in service has statistics; a freshly seeded one gets them before the load, not from autovacuum halfway through it.
-    await ctx.ownerQuery('ANALYZE');
+    const request = await seedIngest(ctx);
 
     const port = await freePort();
     const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, PORT: String(port) });
