@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, KeyLike, SignJWT } from 'jose';
 import { SecretBox } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import { clientSecretContext } from '../../src/modules/sso/providers/sso-provider.types';
-import type { Scenario } from '../bench.types';
+import { profileArgs, type Scenario } from '../bench.types';
 
 /**
  * Complete OIDC sign-ins per second, and this service's CPU milliseconds per sign-in.
@@ -111,6 +111,7 @@ async function startSibling(env: Record<string, string>): Promise<{ child: Child
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = fork(join(__dirname, '..', '..', 'src', 'main.js'), [], {
     env: { ...process.env, ...env, NODE_ENV: 'development', SSO_ALLOW_INSECURE_LOOPBACK_IDP: 'true', PORT: String(port), PUBLIC_URL: baseUrl },
+    execArgv: profileArgs(),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const deadline = Date.now() + 60_000;
@@ -169,17 +170,24 @@ export const scenario: Scenario = {
     const ids = await ctx.seed({
       partners: [{ key: 'p', name: `Bench SSO Partner ${label}` }],
       organizations: [{ key: 'o', partner: 'p', name: `Bench SSO Org ${label}` }],
-      roles: [{ key: 'r', scope: 'organization', organization: 'o', name: 'Member', permissions: ['devices:read'] }],
-      users: emails.map((email, i) => ({ key: `u${i}`, email, memberships: [{ organization: 'o', role: 'r' }] })),
+      roles: [
+        { key: 'r', scope: 'organization', organization: 'o', name: 'Member', permissions: ['devices:read'] },
+        { key: 'admin', scope: 'organization', organization: 'o', name: 'Administrator', permissions: ['*'] },
+      ],
+      users: [
+        ...emails.map((email, i) => ({ key: `u${i}`, email, memberships: [{ organization: 'o', role: 'r' }] })),
+        // Whoever configures a provider must cover the accounts it signs in (docs/security.md).
+        { key: 'configurer', email: `admin@bench-${label}.example`, memberships: [{ organization: 'o', role: 'admin' }] },
+      ],
     });
     const op = await startBenchOp(emails);
     const providerId = randomUUID();
     // Sealed as the service seals it: the in-process app shares the service's encryption key.
     const sealed = ctx.app.get(SecretBox).encrypt(CLIENT_SECRET, clientSecretContext(providerId));
     await ctx.ownerQuery(
-      `INSERT INTO sso_providers (id, org_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url, userinfo_url, jwks_url, auto_provision)
-       VALUES ($1, $2, 'Bench IdP', 'oidc', 'active', $3, $4, $5, $6, $7, $8, $9, false)`,
-      [providerId, ids.o, op.issuer, CLIENT_ID, sealed, `${op.issuer}/authorize`, `${op.issuer}/token`, `${op.issuer}/userinfo`, `${op.issuer}/jwks`],
+      `INSERT INTO sso_providers (id, org_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url, userinfo_url, jwks_url, auto_provision, created_by)
+       VALUES ($1, $2, 'Bench IdP', 'oidc', 'active', $3, $4, $5, $6, $7, $8, $9, false, $10)`,
+      [providerId, ids.o, op.issuer, CLIENT_ID, sealed, `${op.issuer}/authorize`, `${op.issuer}/token`, `${op.issuer}/userinfo`, `${op.issuer}/jwks`, ids.configurer],
     );
     const sibling = await startSibling(ctx.serviceEnv);
     try {
@@ -208,7 +216,10 @@ export const scenario: Scenario = {
         ],
       };
     } finally {
+      // Waits for the exit, so that a CPU profile (BENCH_CPU_PROFILE) is written before the run ends.
+      const exited = new Promise((r) => sibling.child.once('exit', r));
       sibling.child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
       await op.stop();
     }
   },

@@ -531,6 +531,26 @@ describe('SafeHttpClient requests over HTTPS', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reuses one kept-alive TLS connection for calls that resolve to the same checked address', async () => {
+    const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1'], ['127.0.0.1'], ['127.0.0.1']);
+    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+    const before = server.connections;
+    for (let i = 0; i < 3; i++) await expect(client.fetchJson(`https://idp.example.com:${port}/doc`)).resolves.toEqual({ ok: true });
+    expect(server.connections - before).toBe(1);
+    expect(resolver.calls).toEqual(['idp.example.com', 'idp.example.com', 'idp.example.com']);
+    client.close();
+  });
+
+  it('checks every call again, so a kept-alive connection never carries a call whose new answer is refused', async () => {
+    const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1'], ['10.0.0.1']);
+    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+    await expect(client.fetchJson(`https://idp.example.com:${port}/doc`)).resolves.toEqual({ ok: true });
+    const served = server.requests.length;
+    expect((await failure(client.fetchJson(`https://idp.example.com:${port}/doc`))).reason).toBe('private_address');
+    expect(server.requests).toHaveLength(served);
+    client.close();
+  });
+
   it('refuses the private address before opening any connection', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1']);
     const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert] });

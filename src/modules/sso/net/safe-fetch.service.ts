@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
+import { LRUCache } from 'lru-cache';
 import { isLoopbackAddress, isPublicAddress } from './ip-policy.util';
 import { SafeFetchError } from './net.errors';
 import { HostResolver, ResolvedAddress } from './resolver.types';
@@ -54,6 +55,15 @@ export interface SafeResponse {
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** Hosts whose connections are kept open between calls (an IdP's token, UserInfo and JWKS endpoints share one). */
+const POOLED_HOSTS = 256;
+/**
+ * How long an idle kept-alive connection to an IdP stays open: under the 5 s that Node.js servers
+ * (and most load balancers, at 60 s) keep an idle connection, so a call never goes out on a
+ * connection the server is closing.
+ */
+const IDLE_SOCKET_MS = 4_000;
+
 /**
  * HTTP client for tenant-supplied URLs (OIDC discovery, token and UserInfo calls, SAML
  * metadata). Each call resolves the host once, refuses it unless every address is
@@ -68,6 +78,13 @@ export class SafeHttpClient {
   private readonly userAgent: string;
   private readonly ca: string[] | undefined;
   private readonly isAllowedAddress: (address: string) => boolean;
+  /**
+   * Kept-alive connections, one agent per (scheme, host name, checked address, port): a sign-in's
+   * token and UserInfo calls reuse the TCP and TLS connection of the previous sign-in instead of
+   * a handshake each. A connection is reused only for the address it was opened to and only when
+   * this call's own resolution checked that same address, so pooling never bypasses the check.
+   */
+  private readonly agents = new LRUCache<string, http.Agent>({ max: POOLED_HOSTS, dispose: (agent) => agent.destroy() });
 
   constructor(options: SafeHttpClientOptions) {
     this.resolver = options.resolver;
@@ -158,6 +175,28 @@ export class SafeHttpClient {
     return addresses;
   }
 
+  /** Closes every kept-alive connection (shutdown, tests). */
+  close(): void {
+    this.agents.clear();
+  }
+
+  /** The keep-alive agent whose connections all go to the target's checked address. */
+  private agentFor(target: ResolvedTarget): http.Agent {
+    const key = `${target.url.protocol}//${target.hostname}|${target.address}|${target.port}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      const { address, family } = target;
+      const pinnedLookup: LookupFunction = (_name, lookupOptions, callback) => {
+        if (lookupOptions.all) callback(null, [{ address, family }]);
+        else callback(null, address, family);
+      };
+      const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: 16, maxFreeSockets: 4, lookup: pinnedLookup };
+      agent = target.url.protocol === 'https:' ? new https.Agent({ ...options, ...(this.ca ? { ca: this.ca } : {}) }) : new http.Agent(options);
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
   private exchange(
     target: ResolvedTarget,
     options: SafeRequestOptions,
@@ -178,20 +217,14 @@ export class SafeHttpClient {
     }
     if (body) headers['content-length'] = String(body.length);
 
-    const { hostname, address, family, url } = target;
-    const pinnedLookup: LookupFunction = (_name, lookupOptions, callback) => {
-      if (lookupOptions.all) callback(null, [{ address, family }]);
-      else callback(null, address, family);
-    };
+    const { hostname, url } = target;
     const requestOptions: https.RequestOptions = {
       host: hostname,
       port: target.port,
       path: `${url.pathname}${url.search}`,
       method: options.method ?? 'GET',
       headers,
-      // A pooled socket could have been opened for an earlier resolution of the name.
-      agent: false,
-      lookup: pinnedLookup,
+      agent: this.agentFor(target),
     };
     const transport = url.protocol === 'https:' ? https : http;
     if (url.protocol === 'https:') {
