@@ -19,7 +19,23 @@ interface MappingRow {
   permissions: string[];
 }
 
-export type AppliedRole = { outcome: 'unchanged' | 'mapped' | 'default' | 'suspended' | 'no_mappings'; roleId?: string };
+export interface AppliedRole {
+  /**
+   * `unmatched`: mappings exist but none applies, and the caller asked to decide the fall-back
+   * itself (`unmatched: 'report'`); nothing was changed.
+   */
+  outcome: 'unchanged' | 'mapped' | 'default' | 'suspended' | 'no_mappings' | 'unmatched';
+  roleId?: string;
+  /** The group whose mapping gave the role. */
+  group?: string;
+  /** Groups the user is in whose mapping failed the re-check (its administrator may no longer grant the role). */
+  skipped: string[];
+}
+
+export interface ApplyOptions {
+  /** What to do when mappings exist and none applies: fall back (default role, else suspend), or report it and change nothing. */
+  unmatched?: 'fall_back' | 'report';
+}
 
 /**
  * Applies group-to-role mappings to one membership: the first mapping (in list order) whose group
@@ -33,27 +49,34 @@ export type AppliedRole = { outcome: 'unchanged' | 'mapped' | 'default' | 'suspe
 export class GroupRoleApplier {
   constructor(private readonly db: Db) {}
 
-  async apply(scope: MappingScope, userId: string, groups: readonly string[]): Promise<AppliedRole> {
+  async apply(scope: MappingScope, userId: string, groups: readonly string[], options: ApplyOptions = {}): Promise<AppliedRole> {
     const mappings = await this.db.rows<MappingRow>(
       `SELECT g.idp_group, g.role_id, g.site_ids, g.set_by, r.permissions
          FROM group_role_mappings g JOIN roles r ON r.id = g.role_id
         WHERE ${scope.providerId ? 'g.provider_id = $1' : 'g.connection_id = $1'} ORDER BY g.position`,
       [scope.providerId ?? scope.connectionId],
     );
-    if (mappings.length === 0) return { outcome: 'no_mappings' };
+    if (mappings.length === 0) return { outcome: 'no_mappings', skipped: [] };
     const wanted = new Set(groups.map((g) => g.toLowerCase()));
+    const skipped: string[] = [];
     for (const m of mappings) {
       if (!wanted.has(m.idp_group.toLowerCase())) continue;
-      if (!(await this.stillGrantable(scope, m.set_by, m.permissions))) continue;
-      return (await this.setRole(scope, userId, m.role_id, m.site_ids)) ? { outcome: 'mapped', roleId: m.role_id } : { outcome: 'unchanged', roleId: m.role_id };
+      if (!(await this.stillGrantable(scope, m.set_by, m.permissions))) {
+        skipped.push(m.idp_group);
+        continue;
+      }
+      const changed = await this.assignRole(scope, userId, m.role_id, m.site_ids);
+      return { outcome: changed ? 'mapped' : 'unchanged', roleId: m.role_id, group: m.idp_group, skipped };
     }
+    if (options.unmatched === 'report') return { outcome: 'unmatched', skipped };
     if (scope.orgId && scope.defaultRoleId) {
-      return (await this.setRole(scope, userId, scope.defaultRoleId, null)) ? { outcome: 'default', roleId: scope.defaultRoleId } : { outcome: 'unchanged', roleId: scope.defaultRoleId };
+      const changed = await this.assignRole(scope, userId, scope.defaultRoleId, null);
+      return { outcome: changed ? 'default' : 'unchanged', roleId: scope.defaultRoleId, skipped };
     }
     await (scope.orgId
       ? this.db.exec(`UPDATE organization_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE org_id = $1 AND user_id = $2`, [scope.orgId, userId])
       : this.db.exec(`UPDATE partner_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE partner_id = $1 AND user_id = $2`, [scope.partnerId, userId]));
-    return { outcome: 'suspended' };
+    return { outcome: 'suspended', skipped };
   }
 
   private async stillGrantable(scope: MappingScope, setBy: string | null, permissions: string[]): Promise<boolean> {
@@ -78,10 +101,18 @@ export class GroupRoleApplier {
     return !!row && permissions.every((p) => hasPermission(row.permissions, p));
   }
 
-  /** True when something changed. */
-  private async setRole(scope: MappingScope, userId: string, roleId: string, siteIds: string[] | null): Promise<boolean> {
+  /**
+   * Gives the membership this role and site restriction (null: every site); true when something
+   * changed. Sites deleted since the mapping was saved are left out; a restriction whose every site
+   * is gone restricts to none.
+   */
+  async assignRole(scope: MappingScope, userId: string, roleId: string, siteIds: string[] | null): Promise<boolean> {
     if (!scope.orgId) {
       return (await this.db.exec(`UPDATE partner_memberships SET role_id = $3 WHERE partner_id = $1 AND user_id = $2 AND role_id <> $3`, [scope.partnerId, userId, roleId])) > 0;
+    }
+    if (siteIds?.length) {
+      const existing = await this.db.rows<{ id: string }>(`SELECT id FROM sites WHERE org_id = $1 AND id = ANY ($2::uuid[])`, [scope.orgId, siteIds]);
+      siteIds = existing.map((r) => r.id);
     }
     const changed = await this.db.exec(
       `UPDATE organization_memberships SET role_id = $3, site_restricted = $4

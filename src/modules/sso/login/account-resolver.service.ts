@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { hasPermission } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
+import { AppliedRole, GroupRoleApplier } from '../../scim/group-role.applier';
 import { SessionService } from '../../auth/session.service';
 import { TokenService } from '../../auth/token.service';
 import { IdentityWriter } from './identity-writer.service';
@@ -54,6 +55,7 @@ export class AccountResolver {
     private readonly exchange: SsoExchangeService,
     private readonly audit: AuditService,
     private readonly loginAudit: LoginAudit,
+    private readonly groupRoles: GroupRoleApplier,
   ) {}
 
   async signIn(input: VerifiedSignIn): Promise<{ exchangeCode: string } | LoginRejection> {
@@ -74,6 +76,7 @@ export class AccountResolver {
     if (provider.generation !== session.generation) refuse('sso_config_changed', 'provider_reconfigured_during_sign_in');
     const account = provider.org_id ? await this.organizationAccount(provider!, login.sub, identity) : await this.partnerAccount(provider!, login.sub, identity);
     await this.requireConfigurerCovers(provider!, account.userId);
+    await this.applyGroupMappings(provider!, account.userId, identity.groups);
 
     const owner = ownerOf(provider!);
     const linked = await this.identities.link({ ...owner, providerId: provider.id, userId: account.userId, email: identity.email, profile: input.profile, login });
@@ -139,6 +142,7 @@ export class AccountResolver {
   private async admitted(orgId: string, user: LoginUserRow, matchedBy: ResolvedAccount['matchedBy']): Promise<ResolvedAccount> {
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
     if (!(await this.repo.isOrganizationMember(orgId, user.id))) refuse('no_org_access', 'no_organization_membership');
+    if (await this.repo.membershipSuspended({ orgId }, user.id)) refuse('user_disabled', 'membership_suspended');
     return { userId: user.id, matchedBy };
   }
 
@@ -155,6 +159,7 @@ export class AccountResolver {
     if (!linked && (await this.repo.otherIdentityOfUser(user.id, provider.id, sub))) refuse('identity_in_use', 'account_linked_to_another_subject');
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
     if (!(await this.repo.isPartnerMember(partnerId, user.id))) refuse('invite_required', 'not_a_technician_of_this_partner');
+    if (await this.repo.membershipSuspended({ partnerId }, user.id)) refuse('user_disabled', 'membership_suspended');
     return { userId: user.id, matchedBy: linked ? 'identity' : 'email' };
   }
 
@@ -199,14 +204,7 @@ export class AccountResolver {
   private async provision(provider: LoginProviderRow, identity: MappedIdentity): Promise<ResolvedAccount> {
     const orgId = provider.org_id!;
     if (!provider.auto_provision) refuse('user_not_found', 'no_account_and_auto_provision_off');
-    if (!provider.default_role_id) refuse('default_role_required', 'no_default_role');
-    const role = await this.repo.organizationRole(orgId, provider.default_role_id);
-    if (!role) refuse('default_role_required', 'default_role_not_an_organization_role');
-    if (!provider.default_role_set_by) refuse('default_role_required', 'default_role_configurer_unknown');
-    const configurer = await this.repo.userById(provider.default_role_set_by);
-    if (!configurer || configurer.status !== 'active') refuse('default_role_required', 'default_role_configurer_inactive');
-    const held = await this.repo.permissionsInOrganization(configurer.id, orgId);
-    if (!role.permissions.every((permission) => hasPermission(held, permission))) refuse('default_role_required', 'default_role_configurer_no_longer_entitled');
+    const { role, configurer } = await this.grantableDefaultRole(provider);
     if (!(await this.repo.domainVerifiedFor(orgId, identity.domain))) refuse('sso_domain_unverified', 'provisioning_needs_verified_domain');
 
     let userId = await this.repo.createUser(identity.email, identity.name);
@@ -229,5 +227,57 @@ export class AccountResolver {
       details: { providerId: provider.id, roleId: role.id, configuredBy: configurer.id },
     });
     return { userId, matchedBy: 'provisioned' };
+  }
+
+  /**
+   * Spec 1.2.4: the organization provider's default role, only while the administrator who set it
+   * is active and still holds every permission it grants.
+   */
+  private async grantableDefaultRole(provider: LoginProviderRow): Promise<{ role: { id: string; permissions: string[] }; configurer: LoginUserRow }> {
+    const orgId = provider.org_id!;
+    if (!provider.default_role_id) refuse('default_role_required', 'no_default_role');
+    const role = await this.repo.organizationRole(orgId, provider.default_role_id);
+    if (!role) refuse('default_role_required', 'default_role_not_an_organization_role');
+    if (!provider.default_role_set_by) refuse('default_role_required', 'default_role_configurer_unknown');
+    const configurer = await this.repo.userById(provider.default_role_set_by);
+    if (!configurer || configurer.status !== 'active') refuse('default_role_required', 'default_role_configurer_inactive');
+    const held = await this.repo.permissionsInOrganization(configurer.id, orgId);
+    if (!role.permissions.every((permission) => hasPermission(held, permission))) refuse('default_role_required', 'default_role_configurer_no_longer_entitled');
+    return { role, configurer };
+  }
+
+  /**
+   * Issue 16, group-to-role mapping: the provider's mappings, read against the groups claim (OIDC)
+   * or attribute (SAML) of this very sign-in, so the role follows the IdP at every sign-in. The
+   * first mapping whose group the person is in gives the role and its site restriction; a mapping
+   * is re-checked against the administrator who saved it and skipped when they may no longer grant
+   * its role. When none applies (a group removed at the IdP), the role falls back to the default
+   * role, re-checked as at provisioning; without one (partner providers have none) the sign-in is
+   * refused, as the IdP gives this person no role here. Whatever role results must still be
+   * covered by the provider's configurer (requireConfigurerCovers, run before on the old role too),
+   * so a mapping never signs anyone in beyond what the provider's configurer holds. A refusal
+   * rolls the change back with the rest of the sign-in.
+   */
+  private async applyGroupMappings(provider: LoginProviderRow, userId: string, groups: readonly string[]): Promise<void> {
+    const scope = { orgId: provider.org_id, partnerId: provider.org_id ? null : provider.partner_id, providerId: provider.id };
+    let applied: AppliedRole = await this.groupRoles.apply(scope, userId, groups, { unmatched: 'report' });
+    if (applied.outcome === 'no_mappings') return;
+    if (applied.outcome === 'unmatched') {
+      if (!provider.org_id) refuse('no_org_access', 'no_group_mapping_applies');
+      if (!provider.default_role_id) refuse('default_role_required', 'no_group_mapping_applies_and_no_default_role');
+      const { role } = await this.grantableDefaultRole(provider);
+      const changed = await this.groupRoles.assignRole(scope, userId, role.id, null);
+      applied = { outcome: changed ? 'default' : 'unchanged', roleId: role.id, skipped: applied.skipped };
+    }
+    if (applied.outcome !== 'unchanged') await this.requireConfigurerCovers(provider, userId);
+    if (applied.outcome === 'unchanged' && applied.skipped.length === 0) return;
+    await this.audit.record({
+      action: 'sso.user.role_mapped',
+      ...ownerOf(provider),
+      resourceType: 'user',
+      resourceId: userId,
+      actor: { type: 'system', id: null },
+      details: { providerId: provider.id, outcome: applied.outcome, roleId: applied.roleId ?? null, group: applied.group ?? null, skippedGroups: applied.skipped },
+    });
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../../auth/auth.module';
 import { BrandingModule } from '../../branding/branding.module';
 import { BrandingService } from '../../branding/branding.service';
+import { ScimModule } from '../../scim/scim.module';
 import { IdpNetwork } from '../discovery/idp-network.service';
 import { EmailDiscoveryController } from '../email-discovery/email-discovery.controller';
 import { EmailDiscoveryRepository } from '../email-discovery/email-discovery.repository';
@@ -35,7 +36,7 @@ import { SsoSignOutService } from './sso-sign-out.service';
  * Outbound IdP traffic goes through the SSO module's safe HTTP client.
  */
 @Module({
-  imports: [AuthModule, SsoModule, BrandingModule],
+  imports: [AuthModule, SsoModule, BrandingModule, ScimModule],
   controllers: [SsoLoginController, SsoLogoutController, LoginContextController, EmailDiscoveryController, SsoLinkController],
   providers: [
     { provide: OIDC_HTTP, useFactory: (network: IdpNetwork) => network.http, inject: [IdpNetwork] },

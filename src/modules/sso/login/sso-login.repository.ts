@@ -253,6 +253,14 @@ export class SsoLoginRepository {
     return (await this.db.one(`SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2`, [partnerId, userId])) !== null;
   }
 
+  /** Whether the membership was suspended (SCIM deprovisioning): it stays, but signs nobody in. */
+  async membershipSuspended(owner: ProviderOwner, userId: string): Promise<boolean> {
+    const row = owner.orgId
+      ? await this.db.one(`SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [owner.orgId, userId])
+      : await this.db.one(`SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [owner.partnerId, userId]);
+    return row !== null;
+  }
+
   /** Spec 1.2.2: the organization proved it owns the domain through DNS. */
   async domainVerifiedFor(orgId: string, domain: string): Promise<boolean> {
     return (await this.db.one(`SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified`, [orgId, domain])) !== null;
@@ -264,18 +272,19 @@ export class SsoLoginRepository {
 
   /**
    * Everything a user may do in an organization now: their own membership's role, and the
-   * role of a technician of the organization's partner who can reach it.
+   * role of a technician of the organization's partner who can reach it. A suspended membership
+   * grants nothing.
    */
   async permissionsInOrganization(userId: string, orgId: string): Promise<string[]> {
     const rows = await this.db.rows<{ permissions: string[] }>(
       `SELECT r.permissions FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
-        WHERE m.user_id = $1 AND m.org_id = $2
+        WHERE m.user_id = $1 AND m.org_id = $2 AND m.suspended_at IS NULL
        UNION ALL
        SELECT r.permissions FROM partner_memberships pm
          JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
          JOIN organizations o ON o.partner_id = pm.partner_id AND o.id = $2
          JOIN partners pa ON pa.id = pm.partner_id AND pa.status = 'active'
-        WHERE pm.user_id = $1
+        WHERE pm.user_id = $1 AND pm.suspended_at IS NULL
           AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs x
                                                   WHERE x.partner_id = pm.partner_id AND x.user_id = pm.user_id AND x.org_id = $2))`,
       [userId, orgId],
@@ -288,7 +297,7 @@ export class SsoLoginRepository {
     return this.db.one(
       `SELECT r.permissions, pm.org_access = 'all' AS all_orgs
          FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-        WHERE pm.user_id = $1 AND pm.partner_id = $2`,
+        WHERE pm.user_id = $1 AND pm.partner_id = $2 AND pm.suspended_at IS NULL`,
       [userId, partnerId],
     );
   }
