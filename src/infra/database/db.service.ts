@@ -4,6 +4,7 @@ import { ClsService } from 'nestjs-cls';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, QueryFailedError, type EntityManager, type EntityTarget, type ObjectLiteral, type QueryRunner, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { LRUCache } from 'lru-cache';
 import { inline, parseTemplate, type SqlTemplate } from './sql-text';
 import { scopeStatement, type TenantScope } from './tenant-scope';
 
@@ -45,6 +46,32 @@ export function statementMode(config: Pick<AppConfig, 'databasePreparedStatement
 }
 
 export type Sql = string | PreparedSql;
+
+/**
+ * Templates of statements given as plain text, so that they too can open a transaction in one
+ * message. Texts are code-built (values are always parameters), so there are few of them.
+ */
+const textTemplates = new LRUCache<string, SqlTemplate | false>({ max: 2000 });
+
+function templateOf(sql: Sql): SqlTemplate | null {
+  if (typeof sql !== 'string') return sql.template;
+  let template = textTemplates.get(sql);
+  if (template === undefined) {
+    try {
+      template = parseTemplate(sql);
+    } catch {
+      template = false;
+    }
+    textTemplates.set(sql, template);
+  }
+  return template || null;
+}
+
+/** The statement as one literal-only text, or null when it must travel with parameters. */
+function inlined(sql: Sql, params: unknown[]): string | null {
+  const template = templateOf(sql);
+  return template ? inline(template, params) : null;
+}
 
 interface Outcome {
   records: unknown[];
@@ -94,7 +121,7 @@ export class Tx {
       if (!prefix) return await execute(client, sql, params, this.named);
       // One message: the opening, the queued savepoints, the settings and the statement (unnamed
       // whatever the statement mode: a message with several statements carries no parameters).
-      const text = typeof sql === 'string' ? null : inline(sql.template, params);
+      const text = inlined(sql, params);
       if (text !== null) return lastOf(await client.query(`${prefix}; ${text}`));
       await client.query(prefix);
       return await execute(client, sql, params, this.named);
@@ -107,7 +134,7 @@ export class Tx {
   /** Statement-wise mode: the statement and its settings as one implicit transaction. */
   private async alone(client: PoolClient, sql: Sql, params: unknown[]): Promise<Outcome> {
     const settings = scopeStatement(this.scope);
-    const text = typeof sql === 'string' ? null : inline(sql.template, params);
+    const text = inlined(sql, params);
     if (text !== null) return lastOf(await client.query(`${settings}; ${text}`));
     // A statement with parameters cannot share a message with another: a short transaction of its own.
     await client.query(`BEGIN; ${settings}`);
