@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { createHash } from 'node:crypto';
+import { Db, prepared, type PreparedSql } from '../../../infra/database/db.service';
 import type { FlowType } from '../rules/engine/rule.types';
 import type { ElevationRequestListRow, ElevationRequestRow, ElevationStatus } from './elevation-request.types';
 
@@ -80,6 +81,43 @@ function orgPredicate(orgIds: readonly string[], params: Params): string {
   return orgIds.length === 1 ? `e.org_id = ${params.bind(orgIds[0])}` : `e.org_id = ANY(${params.bind(orgIds)}::uuid[])`;
 }
 
+/** The organizations a list reads: the one it names, else every one the caller reaches. */
+function orgsOf(f: ElevationRequestFilter): readonly string[] {
+  return f.orgId ? [f.orgId] : f.orgIds;
+}
+
+/** The effective-status condition of a list's status filter; null without one. */
+function statusClause(status: ElevationStatus | undefined, params: Params): string | null {
+  switch (status) {
+    case undefined:
+      return null;
+    case 'pending':
+      return `e.status = 'pending' AND e.requested_at > now() - make_interval(mins => ${params.ttl()})`;
+    case 'approved':
+    case 'auto_approved':
+    case 'actuating':
+      return `e.status = ${params.bind(status)} AND e.expires_at > now()`;
+    case 'expired':
+      return `(e.status = 'expired'
+               OR (e.status = 'pending' AND e.requested_at <= now() - make_interval(mins => ${params.ttl()}))
+               OR (e.status IN ('approved', 'auto_approved', 'actuating') AND e.expires_at <= now()))`;
+    default:
+      return `e.status = ${params.bind(status)}`;
+  }
+}
+
+/** One declared statement per shape of the list (which filters are set): a few hundred at most. */
+const listStatements = new Map<string, PreparedSql>();
+
+function listStatement(text: string): PreparedSql {
+  let statement = listStatements.get(text);
+  if (!statement) {
+    statement = prepared(`pam_request_list_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text);
+    listStatements.set(text, statement);
+  }
+  return statement;
+}
+
 const RETURNING = `RETURNING e.id, e.org_id, e.site_id, e.device_id, prev.status AS from_status, e.status, e.expires_at, e.actuated_at`;
 
 @Injectable()
@@ -87,57 +125,106 @@ export class ElevationRequestRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * The WHERE clause of a list. A status filter means the effective status, so a pending request
-   * past its TTL is listed as expired, never as pending, and each branch keeps an index usable.
+   * The WHERE clause of a list: the filters other than status, then the status. A status filter
+   * means the effective status, so a pending request past its TTL is listed as expired, never as
+   * pending, and each branch keeps an index usable.
    */
-  private where(f: ElevationRequestFilter, params: Params): string {
+  private where(f: ElevationRequestFilter, params: Params, org?: string): string {
+    const base = this.baseWhere(f, params, org);
+    const status = statusClause(f.status, params);
+    return status ? `${base} AND ${status}` : base;
+  }
+
+  /** `org`: the organization predicate when it is not the caller's organizations (one of them, per lateral probe). */
+  private baseWhere(f: ElevationRequestFilter, params: Params, org?: string): string {
     const c: string[] = [];
     if (f.siteIds !== null) c.push(`e.site_id = ANY(${params.bind(f.siteIds)}::uuid[])`);
-    c.push(orgPredicate(f.orgId ? [f.orgId] : f.orgIds, params));
+    c.push(org ?? orgPredicate(orgsOf(f), params));
     if (f.flowType) c.push(`e.flow_type = ${params.bind(f.flowType)}`);
     if (f.deviceId) c.push(`e.device_id = ${params.bind(f.deviceId)}`);
     if (f.siteId) c.push(`e.site_id = ${params.bind(f.siteId)}`);
     if (f.from) c.push(`e.requested_at >= ${params.bind(f.from)}`);
     if (f.to) c.push(`e.requested_at <= ${params.bind(f.to)}`);
-    switch (f.status) {
-      case undefined:
-        break;
-      case 'pending':
-        c.push(`e.status = 'pending' AND e.requested_at > now() - make_interval(mins => ${params.ttl()})`);
-        break;
-      case 'approved':
-      case 'auto_approved':
-      case 'actuating':
-        c.push(`e.status = ${params.bind(f.status)} AND e.expires_at > now()`);
-        break;
-      case 'expired':
-        c.push(`(e.status = 'expired'
-                 OR (e.status = 'pending' AND e.requested_at <= now() - make_interval(mins => ${params.ttl()}))
-                 OR (e.status IN ('approved', 'auto_approved', 'actuating') AND e.expires_at <= now()))`);
-        break;
-      default:
-        c.push(`e.status = ${params.bind(f.status)}`);
-    }
     return c.join(' AND ');
   }
 
-  /** The page and the total in one statement (one round trip); the count row comes back even past the last page. */
+  /**
+   * The exact number of requests matching a list's filters, as an expression. Without a time
+   * range it reads elevation_request_counts (a few rows per device, kept by triggers in the same
+   * transaction as the requests, migration 1763700960000) instead of counting requests: stored
+   * statuses that are final there are the effective ones; pending and in-force requests are few
+   * (the sweeper ends them at their deadline) and are counted from their indexes; expired adds to
+   * its counter the requests past a deadline that no sweep has rewritten yet. With a time range
+   * it counts the matching index entries of that range.
+   */
+  private totalExpression(f: ElevationRequestFilter, params: Params): string {
+    const count = (where: string) => `(SELECT count(*) FROM elevation_requests e WHERE ${where})`;
+    if (f.from || f.to) return count(this.where(f, params));
+    switch (f.status) {
+      case 'pending':
+      case 'approved':
+      case 'auto_approved':
+      case 'actuating':
+        return count(this.where(f, params));
+      case 'expired': {
+        const ttl = params.ttl();
+        return `${this.counted(f, 'expired', params)}
+          + ${count(`${this.baseWhere(f, params)} AND e.status = 'pending' AND e.requested_at <= now() - make_interval(mins => ${ttl})`)}
+          + ${count(`${this.baseWhere(f, params)} AND e.status IN ('approved', 'auto_approved', 'actuating') AND e.expires_at <= now()`)}`;
+      }
+      default:
+        return this.counted(f, f.status, params);
+    }
+  }
+
+  /** The sum of the counters matching the filters (no time range) and a stored status, if any. */
+  private counted(f: ElevationRequestFilter, status: ElevationStatus | undefined, params: Params): string {
+    const c: string[] = [];
+    if (f.siteIds !== null) c.push(`c.site_id = ANY(${params.bind(f.siteIds)}::uuid[])`);
+    const orgIds = orgsOf(f);
+    c.push(orgIds.length === 1 ? `c.org_id = ${params.bind(orgIds[0])}` : `c.org_id = ANY(${params.bind(orgIds)}::uuid[])`);
+    if (f.flowType) c.push(`c.flow_type = ${params.bind(f.flowType)}`);
+    if (f.deviceId) c.push(`c.device_id = ${params.bind(f.deviceId)}`);
+    if (f.siteId) c.push(`c.site_id = ${params.bind(f.siteId)}`);
+    if (status) c.push(`c.status = ${params.bind(status)}`);
+    return `(SELECT coalesce(sum(c.n), 0) FROM elevation_request_counts c WHERE ${c.join(' AND ')})`;
+  }
+
+  /**
+   * The page and the total in one statement (one round trip); the count row comes back even past
+   * the last page, and no page is read past the total (a filter matching nothing reads no index
+   * for its page). The total is materialized so that it is computed once. Over several
+   * organizations the page merges each organization's newest `offset + limit` (one ordered index
+   * probe each): `org_id = ANY` would lose the index order and sort every match. The text
+   * depends only on which filters are set, so each shape is declared once as a statement that
+   * travels with the transaction's opening (Db, prepared).
+   */
   async list(f: ElevationRequestFilter, ttlMinutes: number, page: { limit: number; offset: number }): Promise<{ rows: ElevationRequestListRow[]; total: number }> {
     const params = new Params(ttlMinutes);
     const ttl = params.ttl();
-    const where = this.where(f, params);
-    const limit = params.bind(page.limit);
-    const offset = params.bind(page.offset);
+    const total = this.totalExpression(f, params);
+    const limit = `${params.bind(page.limit)}::int8`;
+    const offset = `${params.bind(page.offset)}::int8`;
+    const order = 'ORDER BY e.requested_at DESC, e.id DESC';
+    const orgIds = orgsOf(f);
+    const pageRows =
+      orgIds.length === 1
+        ? `SELECT * FROM elevation_requests e WHERE ${this.where(f, params)} AND total.total > ${offset}
+            ${order} LIMIT ${limit} OFFSET ${offset}`
+        : `SELECT e.* FROM unnest(${params.bind(orgIds)}::uuid[]) AS o(id)
+             CROSS JOIN LATERAL (SELECT * FROM elevation_requests e WHERE ${this.where(f, params, 'e.org_id = o.id')}
+                                  ${order} LIMIT ${limit} + ${offset}) e
+            WHERE total.total > ${offset}
+            ${order} LIMIT ${limit} OFFSET ${offset}`;
     const rows = await this.db.rows<ElevationRequestListRow & { total: string }>(
-      `WITH total AS (SELECT count(*) AS total FROM elevation_requests e WHERE ${where})
+      listStatement(`WITH total AS MATERIALIZED (SELECT ${total} AS total)
        SELECT total.total, p.* FROM total LEFT JOIN LATERAL (
          SELECT ${COLUMNS}, ${effectiveStatus('e', ttl)} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
-           FROM (SELECT * FROM elevation_requests e WHERE ${where}
-                  ORDER BY e.requested_at DESC, e.id DESC LIMIT ${limit} OFFSET ${offset}) e
+           FROM (${pageRows}) e
            LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
            LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
        ) p ON true
-       ORDER BY p.requested_at DESC, p.id DESC`,
+       ORDER BY p.requested_at DESC, p.id DESC`),
       params.values,
     );
     return { rows: rows.filter((r) => r.id !== null), total: Number(rows[0].total) };
