@@ -825,6 +825,28 @@ export const TABLE: Table = {
       expect: partnerWide('organizations:write', { customer: NOT_FOUND }),
     },
   ],
+  // SAML service-provider settings (issue 16): Single Logout, encrypted assertions, the SP keys.
+  'GET /api/v1/sso/saml/providers/{providerId}/sp-settings': [
+    { target: 'a provider of organization A', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderA }), expect: inOrgA(null) },
+    { target: 'a provider of organization B', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderB }), expect: inOrgB(null) },
+    { target: 'a partner-owned provider', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderP }), expect: signedIn(null, { customer: NOT_FOUND, otherPartner: NOT_FOUND }) },
+  ],
+  'PUT /api/v1/sso/saml/providers/{providerId}/sp-settings': [
+    { target: 'a provider of organization A', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderA }), body: () => ({ requireEncryptedAssertions: false }), expect: inOrgA('organizations:write') },
+    { target: 'a provider of organization B', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderB }), body: () => ({ requireEncryptedAssertions: false }), expect: inOrgB('organizations:write') },
+    {
+      target: 'a partner-owned provider',
+      success: 200,
+      params: (ctx) => ({ providerId: ctx.ids.ssoProviderP }),
+      body: () => ({ requireEncryptedAssertions: false }),
+      expect: partnerWide('organizations:write', { customer: NOT_FOUND }),
+    },
+  ],
+  'POST /api/v1/sso/saml/providers/{providerId}/sp-keys/rotate': [
+    { target: 'a provider of organization A', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderA }), expect: inOrgA('organizations:write') },
+    { target: 'a provider of organization B', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderB }), expect: inOrgB('organizations:write') },
+    { target: 'a partner-owned provider', success: 200, params: (ctx) => ({ providerId: ctx.ids.ssoProviderP }), expect: partnerWide('organizations:write', { customer: NOT_FOUND }) },
+  ],
   'DELETE /api/v1/sso/providers/{id}': [
     {
       target: 'a provider of organization A',
@@ -1560,6 +1582,9 @@ export const TABLE: Table = {
   ],
   'GET /api/v1/sso/saml/login/{orgId}': [
     { target: 'an organization without an active SAML provider', success: 404, params: (ctx) => ({ orgId: ctx.ids.orgA }), expect: PUBLIC([404, 'not_found']) },
+  ],
+  'GET /api/v1/sso/saml/slo/{providerId}': [
+    { target: 'a request carrying no logout message', success: 302, location: '/login?error=sso_error', params: (ctx) => ({ providerId: ctx.ids.ssoProviderA }), expect: PUBLIC() },
   ],
   'POST /api/v1/sso/saml/acs': [
     { target: 'a post without RelayState', success: 302, location: '/login?error=invalid_callback', contentType: 'application/x-www-form-urlencoded', body: () => 'SAMLResponse=x', expect: PUBLIC() },

@@ -17,11 +17,11 @@
  * costs one 2048-bit key generation, roughly a tenth of a second.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, createSign, createVerify, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { DOMImplementation, XMLSerializer, type Document, type Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import {
@@ -524,4 +524,146 @@ function encode(doc: Document): string {
 
 function toBase64(xml: string): string {
   return Buffer.from(xml, 'utf8').toString('base64');
+}
+
+// ---------------------------------------------------------------- Single Logout (HTTP-Redirect binding)
+
+const RSA_SHA256_QUERY = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+const RSA_SHA1_QUERY = 'http://www.w3.org/2000/09/xmldsig#rsa-sha1';
+
+export interface LogoutMessageOptions {
+  /** Defaults to the IdP's entity id. */
+  issuer?: string;
+  /** The SP's Single Logout URL the message is sent to; also the default Destination. */
+  spSloUrl: string;
+  /** null leaves Destination out. */
+  destination?: string | null;
+  relayState?: string;
+  /** 'none' sends no SigAlg/Signature; 'sha1' signs with RSA-SHA1. Default 'sha256'. */
+  sign?: 'sha256' | 'sha1' | 'none';
+  /** Sign with these credentials instead of the IdP's own. */
+  key?: SigningCredentials;
+  /** Inserted verbatim before the Issuer (to prove the SP refuses comments). */
+  comment?: string;
+}
+
+export interface ParsedLogoutMessage {
+  kind: 'LogoutRequest' | 'LogoutResponse';
+  id: string;
+  issuer: string | null;
+  destination: string | null;
+  nameId: string | null;
+  nameIdFormat: string | null;
+  sessionIndex: string | null;
+  inResponseTo: string | null;
+  statusCode: string | null;
+  relayState: string | null;
+  sigAlg: string | null;
+  /** Whether the query signature verifies with `certificatePem`. */
+  signedBy(certificatePem: string): boolean;
+}
+
+const xmlEscape = (value: string): string => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The IdP-initiated LogoutRequest, as the URL the IdP sends the browser to. */
+export function buildLogoutRequestUrl(idp: TestSamlIdp, options: LogoutMessageOptions & { nameId: string; nameIdFormat?: string; sessionIndex?: string | null; id?: string }): string {
+  const destination = options.destination === undefined ? options.spSloUrl : options.destination;
+  const xml =
+    `<samlp:LogoutRequest xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${options.id ?? newId()}" Version="2.0" IssueInstant="${instant(new Date())}"` +
+    `${destination === null ? '' : ` Destination="${xmlEscape(destination)}"`}>${options.comment ?? ''}` +
+    `<saml:Issuer>${xmlEscape(options.issuer ?? idp.entityId)}</saml:Issuer>` +
+    `<saml:NameID Format="${xmlEscape(options.nameIdFormat ?? NAMEID_FORMAT_EMAIL)}">${xmlEscape(options.nameId)}</saml:NameID>` +
+    `${options.sessionIndex ? `<samlp:SessionIndex>${xmlEscape(options.sessionIndex)}</samlp:SessionIndex>` : ''}</samlp:LogoutRequest>`;
+  return redirectUrl(idp, 'SAMLRequest', xml, options);
+}
+
+/** The IdP's LogoutResponse to the SP's LogoutRequest `inResponseTo` (null leaves it out). */
+export function buildLogoutResponseUrl(idp: TestSamlIdp, options: LogoutMessageOptions & { inResponseTo: string | null; status?: string }): string {
+  const destination = options.destination === undefined ? options.spSloUrl : options.destination;
+  const xml =
+    `<samlp:LogoutResponse xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${newId()}" Version="2.0" IssueInstant="${instant(new Date())}"` +
+    `${destination === null ? '' : ` Destination="${xmlEscape(destination)}"`}${options.inResponseTo === null ? '' : ` InResponseTo="${xmlEscape(options.inResponseTo)}"`}>${options.comment ?? ''}` +
+    `<saml:Issuer>${xmlEscape(options.issuer ?? idp.entityId)}</saml:Issuer>` +
+    `<samlp:Status><samlp:StatusCode Value="${xmlEscape(options.status ?? STATUS_SUCCESS)}"/></samlp:Status></samlp:LogoutResponse>`;
+  return redirectUrl(idp, 'SAMLResponse', xml, options);
+}
+
+function redirectUrl(idp: TestSamlIdp, parameter: 'SAMLRequest' | 'SAMLResponse', xml: string, options: LogoutMessageOptions): string {
+  let query = `${parameter}=${encodeURIComponent(deflateRawSync(Buffer.from(xml, 'utf8')).toString('base64'))}`;
+  if (options.relayState !== undefined) query += `&RelayState=${encodeURIComponent(options.relayState)}`;
+  const sign = options.sign ?? 'sha256';
+  if (sign !== 'none') {
+    query += `&SigAlg=${encodeURIComponent(sign === 'sha1' ? RSA_SHA1_QUERY : RSA_SHA256_QUERY)}`;
+    const signer = createSign(sign === 'sha1' ? 'RSA-SHA1' : 'RSA-SHA256');
+    signer.update(query);
+    query += `&Signature=${encodeURIComponent(signer.sign((options.key ?? { privateKeyPem: idp.privateKeyPem }).privateKeyPem, 'base64'))}`;
+  }
+  return `${options.spSloUrl}?${query}`;
+}
+
+/** Reads the SP's LogoutRequest or LogoutResponse from the URL it sent the browser to. */
+export function parseLogoutRedirect(redirect: string): ParsedLogoutMessage {
+  const url = new URL(redirect);
+  const parameter = url.searchParams.has('SAMLRequest') ? 'SAMLRequest' : 'SAMLResponse';
+  const xml = inflateRawSync(Buffer.from(url.searchParams.get(parameter) ?? '', 'base64')).toString('utf8');
+  const root = parseSamlXml(xml).documentElement!;
+  const nameId = firstChildElement(root, SAML_NS.assertion, 'NameID');
+  const status = firstChildElement(root, SAML_NS.protocol, 'Status');
+  const raw = url.search.slice(1).split('&');
+  const token = (name: string) => raw.find((t) => t.startsWith(`${name}=`));
+  return {
+    kind: root.localName as ParsedLogoutMessage['kind'],
+    id: root.getAttribute('ID') ?? '',
+    issuer: firstChildElement(root, SAML_NS.assertion, 'Issuer')?.textContent ?? null,
+    destination: root.getAttribute('Destination'),
+    nameId: nameId?.textContent ?? null,
+    nameIdFormat: nameId?.getAttribute('Format') ?? null,
+    sessionIndex: firstChildElement(root, SAML_NS.protocol, 'SessionIndex')?.textContent ?? null,
+    inResponseTo: root.getAttribute('InResponseTo'),
+    statusCode: status ? (firstChildElement(status, SAML_NS.protocol, 'StatusCode')?.getAttribute('Value') ?? null) : null,
+    relayState: url.searchParams.get('RelayState'),
+    sigAlg: url.searchParams.get('SigAlg'),
+    signedBy: (certificatePem: string) => {
+      const signature = url.searchParams.get('Signature');
+      if (!signature) return false;
+      const signed = [token(parameter), token('RelayState'), token('SigAlg')].filter(Boolean).join('&');
+      return createVerify('RSA-SHA256').update(signed).verify(certificatePem, signature, 'base64');
+    },
+  };
+}
+
+// ---------------------------------------------------------------- encrypted assertions
+
+/**
+ * Replaces the (signed) Assertion of a built response with an EncryptedAssertion for the SP's
+ * certificate: AES-256-GCM content, RSA-OAEP key transport, as Entra ID and Okta send them. Sign
+ * the assertion when building (the default) so the signature travels inside the encryption.
+ */
+export async function encryptAssertion(responseBase64: string, spCertificatePem: string): Promise<string> {
+  // xml-encryption (node-saml's own decryption library) ships no type declarations.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { encrypt } = require('xml-encryption') as { encrypt: (content: string, options: Record<string, unknown>, done: (err: Error | null, result: string) => void) => void };
+  const doc = decode(responseBase64);
+  const response = doc.documentElement!;
+  const assertion = requireChild(response, SAML_NS.assertion, 'Assertion');
+  const publicKey = createPublicKey(spCertificatePem).export({ type: 'spki', format: 'pem' }) as string;
+  const encrypted = await new Promise<string>((resolve, reject) =>
+    encrypt(
+      new XMLSerializer().serializeToString(assertion),
+      {
+        rsa_pub: publicKey,
+        pem: spCertificatePem,
+        encryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+        keyEncryptionAlgorithm: 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p',
+        disallowEncryptionWithInsecureAlgorithm: true,
+        warnInsecureAlgorithm: false,
+      },
+      (err: Error | null, result: string) => (err ? reject(err) : resolve(result)),
+    ),
+  );
+  const wrapper = doc.createElementNS(SAML_NS.assertion, 'saml:EncryptedAssertion');
+  const data = parseSamlXml(encrypted).documentElement!;
+  wrapper.appendChild(doc.importNode(data, true));
+  response.replaceChild(wrapper, assertion);
+  return encode(doc);
 }

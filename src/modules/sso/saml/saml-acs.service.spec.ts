@@ -10,6 +10,9 @@ import { SamlAcsService } from './saml-acs.service';
 import type { SamlRequestCache } from './saml-request-cache.service';
 import type { SamlServiceProvider } from './saml-sp.service';
 import type { SamlRepository } from './saml.repository';
+import type { SsoSignOutService } from '../login/sso-sign-out.service';
+import type { SamlSpKeys } from './saml-sp-keys.service';
+import type { SamlSpKeysRepository } from './saml-sp-keys.repository';
 
 describe('SamlAcsService', () => {
   const box = new SecretBox({ encryptionKey: 'k'.repeat(40), previousEncryptionKeys: [] });
@@ -30,6 +33,9 @@ describe('SamlAcsService', () => {
       {} as SamlRequestCache,
       {} as AccountResolver,
       audit,
+      {} as SsoSignOutService,
+      {} as SamlSpKeys,
+      {} as SamlSpKeysRepository,
     );
     return { svc, audited };
   }

@@ -16,7 +16,10 @@ import { SamlRequestCache } from './saml-request-cache.service';
 import { SAML_CLOCK_SKEW_MS, SamlServiceProvider, SamlValidationError } from './saml-sp.service';
 import { SamlRepository, SamlTenant } from './saml.repository';
 import { SamlXmlError } from './xml/saml-xml.errors';
-import { parseSamlXml } from './xml/saml-xml.util';
+import { firstChildElement, parseSamlXml, SAML_NS } from './xml/saml-xml.util';
+import { SsoSignOutService } from '../login/sso-sign-out.service';
+import { SamlSpKeys } from './saml-sp-keys.service';
+import { SamlSpKeysRepository } from './saml-sp-keys.repository';
 
 /** The form fields of the HTTP-POST binding; anything else the IdP posts is ignored. */
 export interface AcsForm {
@@ -65,7 +68,15 @@ export class SamlAcsService {
     private readonly cache: SamlRequestCache,
     private readonly accounts: AccountResolver,
     private readonly loginAudit: LoginAudit,
+    private readonly signOut: SsoSignOutService,
+    private readonly keys: SamlSpKeys,
+    private readonly keysRepo: SamlSpKeysRepository,
   ) {}
+
+  private async requiresEncryption(providerId: string): Promise<boolean> {
+    const settings = await this.tx.withSystemContext('the SAML ACS reads whether its provider requires encrypted assertions', () => this.keysRepo.settings(providerId));
+    return settings?.require_encrypted_assertions ?? false;
+  }
 
   async handle(form: AcsForm, stateCookie: unknown): Promise<AcsResult> {
     let tenant: SamlTenant | null = null;
@@ -141,6 +152,9 @@ export class SamlAcsService {
     }
     const signedIn = await this.accounts.signIn(verified);
     if (signedIn instanceof LoginRejection) return loginFailureLocation(signedIn.code);
+    // What the IdP's LogoutRequest will name this session by (Single Logout).
+    const { nameId, nameIdFormat, sessionIndex } = verified.profile as { nameId: string; nameIdFormat: string | null; sessionIndex: string | null };
+    await this.signOut.recordSamlSignIn(signedIn.exchangeCode, opened.provider.id, nameId, nameIdFormat, sessionIndex);
     return signedInLocation(opened.session.redirect_url, signedIn.exchangeCode);
   }
 
@@ -152,17 +166,23 @@ export class SamlAcsService {
 
     const spEntityId = this.sp.spEntityId(provider.id);
     const expected = { idpEntityId: settings.entityId, spEntityId, acsUrl: this.sp.acsUrl, requestId: session.nonce };
+    let encrypted: boolean;
     try {
-      const envelope = checkResponseEnvelope(parseSamlXml(Buffer.from(samlResponse, 'base64').toString('utf8')), expected);
+      const doc = parseSamlXml(Buffer.from(samlResponse, 'base64').toString('utf8'));
+      const envelope = checkResponseEnvelope(doc, expected);
       if (envelope) return refuse(envelope);
+      encrypted = firstChildElement(doc.documentElement!, SAML_NS.assertion, 'EncryptedAssertion') !== undefined;
     } catch (error) {
       if (error instanceof SamlXmlError) return refuse(`response_${error.code}`);
       throw error;
     }
+    // The provider's flag: a plain assertion is refused before its signature is even looked at.
+    if (!encrypted && (await this.requiresEncryption(provider.id))) return refuse('assertion_not_encrypted');
 
     let assertion: SamlAssertion;
     try {
-      assertion = readAssertion(await this.sp.verifiedAssertionXml(provider.id, settings, this.cache.forProvider(tenant), samlResponse));
+      const keys = encrypted ? (await this.keys.published(tenant)).map((k) => k.privateKeyPem) : [];
+      assertion = readAssertion(await this.sp.verifiedAssertionXml(provider.id, settings, this.cache.forProvider(tenant), samlResponse, { requestId: session.nonce, keys }));
     } catch (error) {
       if (error instanceof SamlValidationError) return refuse(error.reason);
       throw error;

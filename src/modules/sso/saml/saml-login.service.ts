@@ -11,6 +11,7 @@ import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
 import { samlSettings } from './saml-provider.util';
 import { SamlRequestCache } from './saml-request-cache.service';
 import { SamlServiceProvider } from './saml-sp.service';
+import { SamlSpKeys } from './saml-sp-keys.service';
 import { SamlErrors } from './saml.errors';
 import { SamlRepository } from './saml.repository';
 
@@ -36,6 +37,7 @@ export class SamlLoginService {
     private readonly box: SecretBox,
     private readonly sp: SamlServiceProvider,
     private readonly cache: SamlRequestCache,
+    private readonly keys: SamlSpKeys,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -91,8 +93,9 @@ export class SamlLoginService {
 
   /** GET /sso/saml/metadata/:providerId, for any status: an IdP is set up before the provider goes live. */
   async metadata(providerId: string): Promise<string> {
-    const provider = await this.tx.withSystemContext('an IdP reads the public SP metadata of a provider', () => this.repo.providerType(providerId));
+    const provider = await this.tx.withSystemContext('an IdP reads the public SP metadata of a provider', () => this.loginRepo.provider(providerId));
     if (!provider || provider.type !== 'saml') throw SamlErrors.providerNotFound();
-    return this.sp.metadataXml(provider.id);
+    const keys = await this.keys.published({ ...ownerOf(provider), providerId: provider.id });
+    return this.sp.metadataXml(provider.id, keys);
   }
 }

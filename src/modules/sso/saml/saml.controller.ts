@@ -7,6 +7,7 @@ import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import { LoginStartRateGuard } from '../login/login-start-rate.guard';
 import { STATE_COOKIE } from '../login/state-cookie.util';
 import { AcsForm, SamlAcsService } from './saml-acs.service';
+import { SamlLogoutService } from './saml-logout.service';
 import { clearedSamlStateCookieOptions, samlStateCookieOptions } from './saml-cookie.util';
 import { SamlLoginService, StartedSamlAttempt } from './saml-login.service';
 import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
@@ -24,6 +25,7 @@ export class SamlController {
   constructor(
     private readonly login: SamlLoginService,
     private readonly acs: SamlAcsService,
+    private readonly logout: SamlLogoutService,
   ) {}
 
   /**
@@ -99,6 +101,29 @@ export class SamlController {
     if (result.clearStateCookie) res.clearCookie(STATE_COOKIE, clearedSamlStateCookieOptions(this.login.secureCookies));
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, result.location);
+  }
+
+  /**
+   * The Single Logout service (HTTP-Redirect binding); always redirects (302).
+   *
+   * @remarks Public, for the identity provider's redirects. A signed `SAMLRequest` (IdP-initiated logout) ends
+   * the sessions of its NameID (and SessionIndex) at this provider and sends the browser back to the IdP with
+   * our signed LogoutResponse; a signed `SAMLResponse` answering our LogoutRequest sends the browser to the
+   * return path in `RelayState`. Anything unsigned, malformed or from another issuer goes to
+   * `/login?error=sso_error` and is audited.
+   */
+  @Get('slo/:providerId')
+  @Public(OWN_TX)
+  @Header('Cache-Control', 'no-store')
+  @ApiRedirect("to the identity provider with our LogoutResponse, to the return path, or to `/login?error=sso_error`")
+  @ApiQuery({ name: 'SAMLRequest', required: false, description: "The IdP's deflated, base64 LogoutRequest.", schema: { type: 'string' } })
+  @ApiQuery({ name: 'SAMLResponse', required: false, description: "The IdP's deflated, base64 LogoutResponse.", schema: { type: 'string' } })
+  @ApiQuery({ name: 'RelayState', required: false, description: 'Carried through the logout round trip.', schema: { type: 'string' } })
+  @ApiQuery({ name: 'SigAlg', required: false, description: 'The query signature algorithm (RSA-SHA256 or RSA-SHA512).', schema: { type: 'string' } })
+  @ApiQuery({ name: 'Signature', required: false, description: 'The query signature (required).', schema: { type: 'string' } })
+  async singleLogout(@UuidParam('providerId') providerId: string, @Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+    res.redirect(302, await this.logout.handle(providerId, query, rawQuery));
   }
 
   private sendToIdp(res: Response, started: StartedSamlAttempt): void {

@@ -7,6 +7,11 @@ import { SamlLoginService } from './saml-login.service';
 import { SamlRequestCache } from './saml-request-cache.service';
 import { SamlServiceProvider } from './saml-sp.service';
 import { SamlController } from './saml.controller';
+import { SamlLogoutService } from './saml-logout.service';
+import { SamlSpKeys } from './saml-sp-keys.service';
+import { SamlSpKeysRepository } from './saml-sp-keys.repository';
+import { SamlSpSettingsController } from './saml-sp-settings.controller';
+import { SamlSpSettingsService } from './saml-sp-settings.service';
 import { SamlRepository } from './saml.repository';
 import { SsoStateCleanupJob } from './sso-state-cleanup.job';
 
@@ -17,7 +22,19 @@ import { SsoStateCleanupJob } from './sso-state-cleanup.job';
  */
 @Module({
   imports: [SsoLoginModule, JobsModule],
-  controllers: [SamlController],
-  providers: [SamlRepository, SamlRequestCache, SamlServiceProvider, SamlLoginService, SamlAcsService, LoginStartRateGuard, SsoStateCleanupJob],
+  controllers: [SamlController, SamlSpSettingsController],
+  providers: [
+    SamlRepository,
+    SamlRequestCache,
+    SamlServiceProvider,
+    SamlLoginService,
+    SamlAcsService,
+    LoginStartRateGuard,
+    SsoStateCleanupJob,
+    SamlSpKeysRepository,
+    SamlSpKeys,
+    SamlLogoutService,
+    SamlSpSettingsService,
+  ],
 })
 export class SamlModule {}

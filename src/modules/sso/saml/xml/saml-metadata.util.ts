@@ -10,6 +10,7 @@ import {
   childElements,
   firstChildElement,
   parseSamlXml,
+  pemToCertificateBody,
 } from './saml-xml.util';
 
 export interface SpMetadataInput {
@@ -22,6 +23,10 @@ export interface SpMetadataInput {
   wantAssertionsSigned?: boolean;
   /** Defaults to false: AuthnRequests are sent unsigned over HTTP-Redirect. */
   authnRequestsSigned?: boolean;
+  /** The SP's own certificates: the current key signs logout messages and receives encrypted assertions; a previous one, during its overlap, only the latter. */
+  keys?: { certificatePem: string; uses: ('signing' | 'encryption')[] }[];
+  /** Absolute URL of the HTTP-Redirect SingleLogoutService. */
+  singleLogoutUrl?: string;
 }
 
 export interface IdpMetadata {
@@ -52,6 +57,29 @@ export function buildSpMetadata(input: SpMetadataInput): string {
   sp.setAttribute('WantAssertionsSigned', String(input.wantAssertionsSigned ?? true));
   sp.setAttribute('protocolSupportEnumeration', SAML2_PROTOCOL);
   root.appendChild(sp);
+
+  // Schema order of an SPSSODescriptor: KeyDescriptor, SingleLogoutService, NameIDFormat, AssertionConsumerService.
+  for (const key of input.keys ?? []) {
+    const body = pemToCertificateBody(key.certificatePem);
+    for (const use of key.uses) {
+      const descriptor = doc.createElementNS(SAML_NS.metadata, 'md:KeyDescriptor');
+      descriptor.setAttribute('use', use);
+      const info = doc.createElementNS(SAML_NS.dsig, 'ds:KeyInfo');
+      const data = doc.createElementNS(SAML_NS.dsig, 'ds:X509Data');
+      const cert = doc.createElementNS(SAML_NS.dsig, 'ds:X509Certificate');
+      cert.appendChild(doc.createTextNode(body));
+      data.appendChild(cert);
+      info.appendChild(data);
+      descriptor.appendChild(info);
+      sp.appendChild(descriptor);
+    }
+  }
+  if (input.singleLogoutUrl !== undefined) {
+    const slo = doc.createElementNS(SAML_NS.metadata, 'md:SingleLogoutService');
+    slo.setAttribute('Binding', SAML_BINDING.httpRedirect);
+    slo.setAttribute('Location', assertAbsoluteHttpUrl(input.singleLogoutUrl, 'singleLogoutUrl'));
+    sp.appendChild(slo);
+  }
 
   const format = doc.createElementNS(SAML_NS.metadata, 'md:NameIDFormat');
   format.appendChild(doc.createTextNode(nameIdFormat));

@@ -1,0 +1,24 @@
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { selfSignedCertificate } from './x509-self-signed.util';
+
+describe('selfSignedCertificate', () => {
+  it('builds a certificate X.509 parsers accept, signed by its own key, valid for the days asked', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const made = selfSignedCertificate('rmm sp 1234', 3650, now);
+    const cert = new X509Certificate(made.certificatePem);
+    expect(cert.subject).toBe('CN=rmm sp 1234');
+    expect(cert.issuer).toBe('CN=rmm sp 1234');
+    expect(cert.verify(cert.publicKey)).toBe(true);
+    expect(new Date(cert.validTo).getTime()).toBe(now.getTime() + 3650 * 86_400_000);
+    const fromKey = createPublicKey(createPrivateKey(made.privateKeyPem)).export({ type: 'spki', format: 'pem' });
+    expect(fromKey).toBe(cert.publicKey.export({ type: 'spki', format: 'pem' }));
+  });
+
+  it('uses GeneralizedTime past 2049 and a fresh key and serial each time', () => {
+    const a = selfSignedCertificate('a', 30 * 365, new Date('2040-01-01T00:00:00Z'));
+    const b = selfSignedCertificate('a', 30 * 365, new Date('2040-01-01T00:00:00Z'));
+    expect(new X509Certificate(a.certificatePem).validTo).toMatch(/2069/);
+    expect(new X509Certificate(a.certificatePem).serialNumber).not.toBe(new X509Certificate(b.certificatePem).serialNumber);
+    expect(a.privateKeyPem).not.toBe(b.privateKeyPem);
+  });
+});
