@@ -95,7 +95,7 @@ export class SamlLoginService {
   async metadata(providerId: string): Promise<string> {
     const provider = await this.tx.withSystemContext('an IdP reads the public SP metadata of a provider', () => this.loginRepo.provider(providerId));
     if (!provider || provider.type !== 'saml') throw SamlErrors.providerNotFound();
-    const keys = await this.keys.published({ ...ownerOf(provider), providerId: provider.id });
+    const keys = await this.keys.certificates({ ...ownerOf(provider), providerId: provider.id });
     return this.sp.metadataXml(provider.id, keys);
   }
 }

@@ -39,13 +39,20 @@ export class SamlSpKeys {
 
   /** The published keys, newest (current) first; makes the first one when there is none. System context. */
   async published(tenant: SamlTenant): Promise<SpKey[]> {
+    return (await this.rows(tenant)).map((r) => this.open(r));
+  }
+
+  /** The published certificates alone (the public metadata), newest first; private keys stay sealed. */
+  async certificates(tenant: SamlTenant): Promise<{ certificatePem: string }[]> {
+    return (await this.rows(tenant)).map((r) => ({ certificatePem: r.certificate }));
+  }
+
+  private rows(tenant: SamlTenant): Promise<SpKeyRow[]> {
     return this.tx.withSystemContext("the SAML service provider's keys of a provider", async () => {
-      let rows = await this.repo.publishedKeys(tenant.providerId);
-      if (!rows.some((r) => r.retires_at === null)) {
-        await this.repo.insertCurrentKey(tenant, this.newKey());
-        rows = await this.repo.publishedKeys(tenant.providerId);
-      }
-      return rows.map((r) => this.open(r));
+      const rows = await this.repo.publishedKeys(tenant.providerId);
+      if (rows.some((r) => r.retires_at === null)) return rows;
+      await this.repo.insertCurrentKey(tenant, this.newKey());
+      return this.repo.publishedKeys(tenant.providerId);
     });
   }
 
