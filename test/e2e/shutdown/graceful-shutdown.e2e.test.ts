@@ -1,9 +1,7 @@
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
-import { prompt } from '../agent/agent-kit';
-import { demoAgent, scratchDatabase, send, startService, type ServiceProcess } from './service-process';
+import { ingestAgents, sustainedIngest, type IngestAgent } from './ingest-load';
+import { scratchDatabase, send, startService, type ServiceProcess } from './service-process';
 
 const GRACE_MS = 8000;
 const LISTEN_MS = 1500;
@@ -19,25 +17,11 @@ describe('graceful shutdown of a running instance', () => {
   const db = scratchDatabase();
   let service: ServiceProcess | undefined;
   /** The demo device's agent and three more enrolled beside it: one per ingest loop (each device has its own rate limit). */
-  let agents: { id: string; token: string }[] = [];
-  const ingestPath = (a: { id: string }) => `/api/v1/agents/${a.id}/elevation-requests`;
-  const headers = (a: { token: string }) => ({ 'content-type': 'application/json', authorization: `Bearer ${a.token}` });
+  let agents: IngestAgent[] = [];
 
   const start = async () => {
     service = await startService(db, { SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_LISTEN_MS: String(LISTEN_MS) });
-    if (!agents.length) {
-      const demo = demoAgent();
-      agents = [demo];
-      for (let i = 1; i < 4; i++) {
-        const a = { id: randomUUID(), token: `shutdown-test-agent-${randomUUID()}` };
-        await db.query(
-          `WITH d AS (INSERT INTO devices (org_id, site_id, hostname) SELECT org_id, site_id, $2 FROM devices WHERE id = (SELECT device_id FROM agents WHERE id = $1) RETURNING org_id, id)
-           INSERT INTO agents (id, org_id, device_id, token_hash) SELECT $3, org_id, id, $4 FROM d`,
-          [demo.id, `SHUTDOWN-WS-0${i}`, a.id, tokenHash(a.token)],
-        );
-        agents.push(a);
-      }
-    }
+    if (!agents.length) agents = await ingestAgents(db, 3);
     return service;
   };
 
@@ -81,26 +65,9 @@ describe('graceful shutdown of a running instance', () => {
     'answers readiness 503 at once, finishes in-flight requests, stores every accepted prompt and exits 0 within the grace period',
     async () => {
       const s = await start();
-      const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
-      const accepted: string[] = [];
-      const statuses: number[] = [];
-      const errors: string[] = [];
       let signalledAt = 0;
-      let pid = 10_000;
       // Four agents ingesting back to back on kept-alive connections until the instance refuses connections.
-      const loop = async (a: { id: string; token: string }) => {
-        for (;;) {
-          try {
-            const res = await send({ port: s.port, method: 'POST', path: ingestPath(a), headers: headers(a), body: JSON.stringify(prompt({ pid: pid++ })), agent: keepAlive });
-            statuses.push(res.status);
-            if (res.status === 201) accepted.push((JSON.parse(res.body) as { id: string }).id);
-          } catch (err) {
-            errors.push((err as NodeJS.ErrnoException).code ?? String(err));
-            if (signalledAt) return;
-          }
-        }
-      };
-      const loops = Promise.all(agents.map(loop));
+      const { accepted, statuses, errors, done: loops } = sustainedIngest(s.port, agents, () => signalledAt > 0);
       await sleep(1500);
       const slow = await slowSignIn(s.port);
       await sleep(500);
@@ -116,7 +83,6 @@ describe('graceful shutdown of a running instance', () => {
       const slowAnswer = await slow.finish();
       await loops;
       const exit = await s.exited;
-      keepAlive.destroy();
 
       expect(ready.status).toBe(503);
       expect(JSON.parse(ready.body)).toMatchObject({ success: false, statusCode: 503, code: 'draining' });
