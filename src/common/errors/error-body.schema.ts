@@ -9,7 +9,7 @@ export const ERROR_BODY_SCHEMA = {
     error: { type: 'string', example: 'Elevation request already being actuated' },
     requestId: { type: 'string' },
     details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-    retryAfter: { type: 'integer', description: 'Seconds, on 429' },
+    retryAfter: { type: 'integer', description: 'Seconds to wait before sending the request again: on 429 `rate_limited` and 503 `database_unavailable` (also the `Retry-After` header)' },
   },
   additionalProperties: true,
 };

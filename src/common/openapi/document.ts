@@ -19,6 +19,13 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'
 const SUCCESS_TEXT: Record<string, string> = { '200': 'OK.', '201': 'Created.', '202': 'Accepted: the work continues in the background.', '204': 'No content.' };
 
 /**
+ * The operations that never reach the database: the health probes (liveness answers from the
+ * process alone; readiness asks the database itself and reports a failure as `not_ready`). Every
+ * other operation can answer 503 `database_unavailable` with Retry-After.
+ */
+const WITHOUT_DATABASE = new Set(['HealthController_live', 'HealthController_ready']);
+
+/**
  * Merges into the plugin's metadata of each DTO property what its TypeScript type says (typeSchemas:
  * enumerations of literal unions, records, interfaces, format aliases) and, over that, what its
  * class-validator decorators check (enumerations, formats, integer, bounds, patterns): the schema
@@ -79,10 +86,19 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
         }
         const bodyContent = Reflect.getMetadata(API_BODY_CONTENT_META, handler) as RouteFacts['bodyContent'];
         const throttled = [handler, cls].some((target) => Reflect.getMetadataKeys(target).some((k) => typeof k === 'string' && k.startsWith('THROTTLER:LIMIT')));
-        facts.set(key, { auth: Reflect.getMetadata(AUTH_META, handler) ?? Reflect.getMetadata(AUTH_META, cls), throttled, declared, ...argumentFacts(cls, method), bodyContent });
+        facts.set(key, {
+          auth: Reflect.getMetadata(AUTH_META, handler) ?? Reflect.getMetadata(AUTH_META, cls),
+          throttled,
+          declared,
+          ...argumentFacts(cls, method),
+          bodyContent,
+          reachesDatabase: !WITHOUT_DATABASE.has(key),
+        });
       }
     }
   }
+  // A renamed probe must not silently gain the 503 it cannot answer.
+  for (const key of WITHOUT_DATABASE) if (!facts.has(key)) throw new Error(`OpenAPI: no handler ${key} (WITHOUT_DATABASE names one)`);
   return facts;
 }
 

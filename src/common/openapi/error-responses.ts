@@ -15,6 +15,8 @@ export interface RouteFacts {
   uuidParams: { path: string[]; query: string[] };
   /** The handler validates its body (a DTO class, or a document it checks itself) and its query (a DTO, or a UUID pipe). */
   validates: { body: boolean; query: boolean };
+  /** The route can reach the database (every route but the health probes): 503 `database_unavailable` with Retry-After. */
+  reachesDatabase: boolean;
   /** A body whose schema depends on its media type (@ApiBodyContent). */
   bodyContent?: { description: string; content: Record<string, Record<string, unknown>>; schemas: Record<string, Record<string, unknown>> };
 }
@@ -54,6 +56,8 @@ const MEANING: Record<string, string> = {
   unsupported_media_type: 'the body\u2019s `Content-Type` is not one the route reads, or is missing',
   rate_limited: 'a rate limit is spent; wait `Retry-After` seconds (also `retryAfter` in the body)',
   internal_error: 'an unexpected failure; the body carries only the request id',
+  database_unavailable:
+    'the database cannot serve the request right now (unreachable, restarting, out of connections, or too slow); nothing was wrong with the request: send it again after `Retry-After` seconds (also `retryAfter` in the body)',
 };
 
 /** The codes every route shares and what each means, for the document's description (each response lists its codes). */
@@ -70,6 +74,7 @@ const SHARED: Record<string, { status: number; codes: string[] }> = {
   UnsupportedMediaType: { status: 415, codes: ['unsupported_media_type'] },
   RateLimited: { status: 429, codes: ['rate_limited'] },
   InternalError: { status: 500, codes: ['internal_error'] },
+  DatabaseUnavailable: { status: 503, codes: ['database_unavailable'] },
 };
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } };
@@ -77,7 +82,7 @@ const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before tryi
 function errorResponse(status: number, codes: string[]): Json {
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-    ...(status === 429 ? { headers: RETRY_AFTER } : {}),
+    ...(status === 429 || codes.includes('database_unavailable') ? { headers: RETRY_AFTER } : {}),
     content: {
       'application/json': {
         schema: {
@@ -105,7 +110,8 @@ interface OperationLike {
 /**
  * The error statuses and codes of one operation: derived from the operation (path ids, query,
  * body) and from its handler (auth decorator, rate limit), plus the codes it declares. Every
- * operation can also fail unexpectedly (500).
+ * operation can also fail unexpectedly (500), and every one that reaches the database can find it
+ * unavailable (503).
  */
 export function errorCodes(method: string, op: OperationLike, route: RouteFacts, bodyIds = false): Map<number, string[]> {
   const codes = new Map<number, string[]>();
@@ -143,6 +149,7 @@ export function errorCodes(method: string, op: OperationLike, route: RouteFacts,
   if (route.throttled) add(429, 'rate_limited');
   for (const [status, list] of Object.entries(route.declared)) add(Number(status), ...(list ?? []));
   add(500, 'internal_error');
+  if (route.reachesDatabase) add(503, 'database_unavailable');
   return new Map([...codes.entries()].sort(([a], [b]) => a - b));
 }
 

@@ -165,6 +165,27 @@ describe('the served OpenAPI document', () => {
     expect(response(doc, doc.paths['/api/v1/auth/login'].post.responses['429'])?.headers).toHaveProperty('Retry-After');
   });
 
+  it('documents 503 database_unavailable with Retry-After on every operation but the health probes', () => {
+    const wrong: string[] = [];
+    for (const { path, method, op } of all()) {
+      const name = `${method.toUpperCase()} ${path}`;
+      const codes = documentedCodes(doc, op, 503) ?? [];
+      if (path.startsWith('/api/v1/health')) {
+        if (codes.includes('database_unavailable')) wrong.push(`${name}: a probe documents database_unavailable`);
+        continue;
+      }
+      if (!codes.includes('database_unavailable')) wrong.push(`${name}: no 503 database_unavailable`);
+      else if (!response(doc, op.responses['503'])?.headers?.['Retry-After']) wrong.push(`${name}: 503 without Retry-After`);
+    }
+    expect(wrong).toEqual([]);
+    // Documented once, by reference, with the header's meaning; the document's description explains the code.
+    expect(doc.paths['/api/v1/agents/{id}/elevation-requests'].post.responses['503']).toEqual({ $ref: '#/components/responses/DatabaseUnavailable' });
+    expect(doc.components.responses?.DatabaseUnavailable.headers?.['Retry-After']).toEqual({ description: expect.any(String), schema: { type: 'integer', minimum: 1 } });
+    expect(doc.info.description).toMatch(/- `database_unavailable`: .*`Retry-After`/);
+    // Readiness keeps its own 503 codes: it asks the database itself.
+    expect(documentedCodes(doc, doc.paths['/api/v1/health/ready'].get, 503)).toEqual(['draining', 'not_ready']);
+  });
+
   it('names in each operation the error codes its description mentions', () => {
     const known = new Set(all().flatMap(({ op }) => [...allDocumentedCodes(doc, op)]));
     const missing: string[] = [];

@@ -848,7 +848,7 @@ export interface components {
                 field?: string;
                 message?: string;
             }[];
-            /** @description Seconds, on 429 */
+            /** @description Seconds to wait before sending the request again: on 429 `rate_limited` and 503 `database_unavailable` (also the `Retry-After` header) */
             retryAfter?: number;
         } & {
             [key: string]: unknown;
@@ -1220,6 +1220,22 @@ export interface components {
                 };
             };
         };
+        /** @description Service unavailable: `database_unavailable`. */
+        DatabaseUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {integer} */
+                    statusCode?: 503;
+                    /** @enum {string} */
+                    code?: "database_unavailable";
+                };
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1282,6 +1298,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AuthController_verifyMfa: {
@@ -1338,6 +1355,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AuthController_me: {
@@ -1360,6 +1378,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     PamRuleController_list: {
@@ -1427,6 +1446,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     PamRuleController_create: {
@@ -1511,6 +1531,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AgentController_elevationRequest: {
@@ -1594,6 +1615,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ElevationRequestController_get: {
@@ -1660,6 +1682,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ElevationRequestController_respond: {
@@ -1746,6 +1769,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ElevationRequestController_list: {
@@ -1827,6 +1851,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SsoProviderController_create: {
@@ -1911,6 +1936,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SsoProviderController_get: {
@@ -1963,6 +1989,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ImportController_create: {
@@ -2059,6 +2086,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ImportController_get: {
@@ -2125,6 +2153,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }
