@@ -111,7 +111,7 @@ describe('SAML encrypted assertions', () => {
     expect((await signIn(provider, encryption[0])).location).toMatch(/#ssoCode=/);
 
     // The overlap window ends: the previous key is neither published nor accepted.
-    await ownerQuery(`UPDATE saml_sp_keys SET retires_at = now() - interval '1 second' WHERE provider_id = $1 AND retires_at IS NOT NULL`, [provider]);
+    await ownerQuery(`UPDATE saml_sp_keys SET created_at = now() - interval '8 days', retires_at = now() - interval '1 second' WHERE provider_id = $1 AND retires_at IS NOT NULL`, [provider]);
     expect(await published(provider, 'encryption')).toEqual([encryption[0]]);
     expect((await signIn(provider, before)).location).toBe('/login?error=sso_error');
     expect(await lastRejection(provider)).toEqual({ code: 'sso_error', reason: 'assertion_decryption_failed' });
