@@ -12,13 +12,18 @@ export interface TenantScope {
    * app_has_partner_write() in the database. Absent means false.
    */
   partnerWide?: boolean;
+  /**
+   * The sites a site-restricted caller reaches (read by app_has_site_access() in the restrictive
+   * site policies, migration 1763700950000). Absent or null: every site of its organizations.
+   */
+  siteIds?: readonly string[] | null;
 }
 
-export const NO_SCOPE: TenantScope = Object.freeze({ scope: null, orgIds: [], partnerIds: [], userId: null, partnerWide: false });
-export const SYSTEM_SCOPE: TenantScope = Object.freeze({ scope: 'system', orgIds: [], partnerIds: [], userId: null, partnerWide: false });
+export const NO_SCOPE: TenantScope = Object.freeze({ scope: null, orgIds: [], partnerIds: [], userId: null, partnerWide: false, siteIds: null });
+export const SYSTEM_SCOPE: TenantScope = Object.freeze({ scope: 'system', orgIds: [], partnerIds: [], userId: null, partnerWide: false, siteIds: null });
 
 export function scopeParams(s: TenantScope): string[] {
-  return [s.scope ?? '', `{${s.orgIds.join(',')}}`, `{${s.partnerIds.join(',')}}`, s.userId ?? '', s.partnerWide ? 'on' : ''];
+  return [s.scope ?? '', `{${s.orgIds.join(',')}}`, `{${s.partnerIds.join(',')}}`, s.userId ?? '', s.partnerWide ? 'on' : '', s.siteIds ? `{${s.siteIds.join(',')}}` : ''];
 }
 
 /**
@@ -28,9 +33,10 @@ export function scopeParams(s: TenantScope): string[] {
  * nothing outlives it on a pooled server connection.
  */
 export function scopeStatement(s: TenantScope): string {
-  const [scope, orgIds, partnerIds, userId, partnerWide] = scopeParams(s).map(literal);
+  const [scope, orgIds, partnerIds, userId, partnerWide, siteIds] = scopeParams(s).map(literal);
   return (
     `SELECT set_config('app.scope', ${scope}, true), set_config('app.org_ids', ${orgIds}, true), ` +
-    `set_config('app.partner_ids', ${partnerIds}, true), set_config('app.user_id', ${userId}, true), set_config('app.partner_wide', ${partnerWide}, true)`
+    `set_config('app.partner_ids', ${partnerIds}, true), set_config('app.user_id', ${userId}, true), set_config('app.partner_wide', ${partnerWide}, true), ` +
+    `set_config('app.site_ids', ${siteIds}, true)`
   );
 }

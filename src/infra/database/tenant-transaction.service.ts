@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import { CURRENT_TX, Db, type Tx } from './db.service';
 import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
@@ -16,6 +16,9 @@ import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
 export class TenantTransaction {
   /** Names the savepoints of within(); unique per instance, so never reused while one is open. */
   private savepoints = 0;
+  /** How often each stated reason entered system context on this instance (systemContextCounts). */
+  private readonly reasons = new Map<string, number>();
+  private readonly logger = new Logger('SystemContext');
 
   constructor(
     private readonly cls: ClsService,
@@ -36,7 +39,7 @@ export class TenantTransaction {
    * Every caller states why it needs it.
    */
   async withSystemContext<T>(reason: string, fn: () => Promise<T>): Promise<T> {
-    void reason;
+    this.note(reason);
     return this.run(SYSTEM_SCOPE, fn);
   }
 
@@ -47,10 +50,34 @@ export class TenantTransaction {
    * round trip and no COMMIT. Inside a transaction it joins it, as withSystemContext does.
    */
   async withSystemLookup<T>(reason: string, fn: () => Promise<T>): Promise<T> {
-    void reason;
+    this.note(reason);
     const current = this.db.currentTx();
     if (current) return this.within(current, SYSTEM_SCOPE, fn);
     return this.open(this.db.newTx(SYSTEM_SCOPE, true), fn);
+  }
+
+  /**
+   * Runs fn under the current scope without its site restriction. Only for the lookup that tells a
+   * site-restricted caller that what they address exists in their organization but on another
+   * site, so that the write is refused with a clear 403 rather than a 404; the database hides
+   * other sites' rows from everything else (migration 1763700950000). Outside a transaction, fn
+   * runs as it is.
+   */
+  async withAllSites<T>(reason: string, fn: () => Promise<T>): Promise<T> {
+    const tx = this.db.currentTx();
+    if (!tx || !tx.scope.siteIds) return fn();
+    this.note(reason);
+    return this.within(tx, { ...tx.scope, siteIds: null }, fn);
+  }
+
+  /** Each reason that entered system context on this instance, with how often: what crosses tenants, and why. */
+  systemContextCounts(): Record<string, number> {
+    return Object.fromEntries(this.reasons);
+  }
+
+  private note(reason: string): void {
+    this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
+    this.logger.debug(`system context: ${reason}`);
   }
 
   /** Replaces the scope of the current transaction (e.g. after creating an organization). */

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
 import { recordPgMessages, type PgMessages } from '../../support/pg-messages';
 import { startTestApp, TestApp } from '../../support/test-app';
 import { AgentKit, prompt } from '../agent/agent-kit';
@@ -44,6 +45,12 @@ describe('round trips to PostgreSQL per request', () => {
     expect(messages).toHaveLength(2);
     expect(messages[0]).toMatch(/^BEGIN; SELECT set_config\(.*; WITH withdrawn AS/s);
     expect(messages[1]).toBe('COMMIT');
+  });
+
+  it('counts each stated reason for entering system context, the agent lookup among them', () => {
+    const counts = t.app.get(TenantTransaction).systemContextCounts();
+    expect(counts['resolve an agent token to its device']).toBeGreaterThanOrEqual(1);
+    expect(Object.values(counts).every((n) => Number.isInteger(n) && n > 0)).toBe(true);
   });
 
   it('sends nothing for a route that runs no statement', async () => {

@@ -8,6 +8,7 @@ import { checkValue } from './custom-field-value.util';
 import { CustomFieldErrors } from './custom-field.errors';
 import type { DeviceCustomFieldValueDto, DeviceCustomFieldValueResponseDto, DeviceCustomFieldValuesDto } from './custom-field.dto';
 import { CustomFieldRepository, CustomFieldValueRow, DeviceRef } from './custom-field.repository';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 
 function toValueDto(r: CustomFieldValueRow): DeviceCustomFieldValueDto {
   return { definitionId: r.definition_id, key: r.key, name: r.name, type: r.type, value: r.value, updatedAt: r.updated_at.toISOString() };
@@ -22,6 +23,7 @@ export class CustomFieldValueService {
   constructor(
     private readonly repo: CustomFieldRepository,
     private readonly audit: AuditService,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async list(principal: Principal, deviceId: string): Promise<DeviceCustomFieldValuesDto> {
@@ -58,7 +60,7 @@ export class CustomFieldValueService {
   }
 
   private async writable(principal: Principal, deviceId: string): Promise<DeviceRef> {
-    const device = await this.repo.device(deviceId);
+    const device = await this.tx.withAllSites('a device of another site is refused with 403', () => this.repo.device(deviceId));
     if (!device) throw ContentErrors.deviceNotFound();
     requireSite(principal, device.site_id);
     return device;

@@ -8,6 +8,7 @@ import type { FlowType } from '../rules/engine/rule.types';
 import type { ApprovalDto, ApprovalListDto, DecideApprovalDto, DecideApprovalResultDto } from './approval.dto';
 import { ApprovalErrors } from './approval.errors';
 import { ApprovalRepository, ApprovalRow } from './approval.repository';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 
 function toDto(a: ApprovalRow): ApprovalDto {
   return {
@@ -40,6 +41,7 @@ export class ApprovalService {
     private readonly requests: ElevationRequestRepository,
     private readonly transitions: ElevationTransitionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async list(principal: Principal): Promise<ApprovalListDto> {
@@ -50,7 +52,7 @@ export class ApprovalService {
 
   async decide(principal: Principal, id: string, dto: DecideApprovalDto): Promise<DecideApprovalResultDto> {
     if (principal.kind !== 'user' || !principal.userId) throw ApprovalErrors.userRequired();
-    const a = await this.repo.find(id);
+    const a = await this.tx.withAllSites('an approval of another site is refused with 403', () => this.repo.find(id));
     if (!a || a.approver_user_id !== principal.userId) throw ApprovalErrors.notFound();
     if (!canAccessSite(principal, a.site_id)) throw ApprovalErrors.siteAccessDenied();
     if (a.status === 'approved' || a.status === 'denied') throw ApprovalErrors.alreadyDecided(a.status);
