@@ -242,6 +242,22 @@ describe('OIDC sign-out: RP-initiated and back-channel logout', () => {
       await expectRefused(token, 'logout_token_replayed');
     });
 
+    it('replayed concurrently: of five identical posts exactly one is accepted', async () => {
+      const other = await signIn(new CookieJar(), bySid.provider);
+      const [link] = await ownerQuery<{ idp_session_id: string }>(`SELECT idp_session_id FROM sso_session_links WHERE session_id = $1`, [sessionOf(other.accessToken)]);
+      const token = await op.signJwt(claims({ sid: link.idp_session_id }));
+      const answers = await Promise.all(Array.from({ length: 5 }, () => backchannel(bySid.provider, { logout_token: token })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400]);
+      await expectEnded(other);
+    });
+
+    it('a token valid for one provider is refused at another provider’s endpoint (its audience is the other client)', async () => {
+      const res = await backchannel(bySub.provider, { logout_token: await op.signJwt(claims()) }).expect(400);
+      expect(res.body.code).toBe('invalid_logout_token');
+      const [audit] = await auditOf(bySub.provider, 'sso.logout.rejected');
+      expect(audit.details).toEqual({ reason: 'logout_token_aud_invalid' });
+    });
+
     it('answers 404 for an unknown provider or a SAML one, and 400 when the form has no logout_token', async () => {
       const token = await op.signJwt(claims());
       expect((await backchannel(randomUUID(), { logout_token: token }).expect(404)).body.code).toBe('not_found');

@@ -19,6 +19,7 @@ describe('SAML Single Logout', () => {
   let t: TestApp;
   let idp: TestSamlIdp;
   let ids: Record<string, string>;
+  let f: ReturnType<typeof tenantFixture>;
   let email: string;
   let provider: string;
   let spSloUrl: string;
@@ -36,7 +37,7 @@ describe('SAML Single Logout', () => {
   beforeAll(async () => {
     t = await startTestApp();
     idp = createTestSamlIdp();
-    const f = tenantFixture();
+    f = tenantFixture();
     ids = await t.seed(f);
     email = f.emails.adminA;
     await verifyDomain(ids.orgA, email.split('@')[1]);
@@ -158,6 +159,17 @@ describe('SAML Single Logout', () => {
       await slo(buildLogoutRequestUrl(idp, { spSloUrl, nameId: email })).expect(302);
       await expectEnded(a);
       await expectEnded(b);
+    });
+
+    it('never ends a session another provider opened, even one of another tenant with the same IdP and NameID', async () => {
+      const emailB = f.emails.adminB;
+      await verifyDomain(ids.orgB, emailB.split('@')[1]).catch(() => undefined);
+      await insertSamlProvider({ orgId: ids.orgB, idp });
+      const cb = await samlRoundTrip(t, `/api/v1/sso/saml/login/${ids.orgB}`, (req) => idp.buildResponseFor(req, { nameId: emailB, sessionIndex: 'idx-tenant-b' }));
+      const pairB = (await exchange(t, exchangeCodeOf(cb.location)!).expect(200)).body as { accessToken: string };
+      await slo(buildLogoutRequestUrl(idp, { spSloUrl, nameId: emailB, sessionIndex: 'idx-tenant-b' })).expect(302);
+      await slo(buildLogoutRequestUrl(idp, { spSloUrl, nameId: emailB })).expect(302);
+      await me(pairB.accessToken).expect(200);
     });
 
     describe('refusals (nothing ends)', () => {
