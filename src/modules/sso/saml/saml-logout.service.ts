@@ -152,9 +152,11 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
 
   /** The provider's SAML settings and its IdP Single Logout URL, when both are complete and acceptable. */
   private async configured(providerId: string): Promise<{ settings: SamlSettings; sloUrl: string } | null> {
-    const [columns, settings] = await this.tx.withSystemContext('SAML single logout reads its provider settings', () =>
-      Promise.all([this.repo.samlColumns(providerId), this.keysRepo.settings(providerId)]),
-    );
+    // One statement after the other: a transaction's statements run in order on its one connection.
+    const { columns, settings } = await this.tx.withSystemContext('SAML single logout reads its provider settings', async () => ({
+      columns: await this.repo.samlColumns(providerId),
+      settings: await this.keysRepo.settings(providerId),
+    }));
     const configured = columns && samlSettings(columns);
     const sloUrl = settings?.idp_slo_url;
     if (!configured || 'missing' in configured || !sloUrl) return null;
