@@ -215,6 +215,19 @@ describe('SAML Single Logout', () => {
         await expectRefused(forged.toString(), 'logout_signature_invalid');
       });
 
+      it('replayed: the same signed LogoutRequest works once', async () => {
+        const other = await signIn('idx-replayed');
+        const once = buildLogoutRequestUrl(idp, { spSloUrl, nameId: email, sessionIndex: 'idx-replayed' });
+        await slo(once).expect(302);
+        await expectEnded(other);
+        await expectRefused(once, 'logout_request_replayed');
+      });
+
+      it('issued too long ago, or in the future', async () => {
+        await expectRefused(named({ issueInstant: new Date(Date.now() - 7 * 60_000) }), 'logout_issue_instant_invalid');
+        await expectRefused(named({ issueInstant: new Date(Date.now() + 3 * 60_000) }), 'logout_issue_instant_invalid');
+      });
+
       it('with no message at all', async () => {
         await expectRefused(`${spSloUrl}?RelayState=x`, 'logout_message_missing');
       });

@@ -545,6 +545,8 @@ export interface LogoutMessageOptions {
   key?: SigningCredentials;
   /** Inserted verbatim before the Issuer (to prove the SP refuses comments). */
   comment?: string;
+  /** Defaults to now. */
+  issueInstant?: Date;
 }
 
 export interface ParsedLogoutMessage {
@@ -569,7 +571,7 @@ const xmlEscape = (value: string): string => value.replace(/&/g, '&amp;').replac
 export function buildLogoutRequestUrl(idp: TestSamlIdp, options: LogoutMessageOptions & { nameId: string; nameIdFormat?: string; sessionIndex?: string | null; id?: string }): string {
   const destination = options.destination === undefined ? options.spSloUrl : options.destination;
   const xml =
-    `<samlp:LogoutRequest xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${options.id ?? newId()}" Version="2.0" IssueInstant="${instant(new Date())}"` +
+    `<samlp:LogoutRequest xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${options.id ?? newId()}" Version="2.0" IssueInstant="${instant(options.issueInstant ?? new Date())}"` +
     `${destination === null ? '' : ` Destination="${xmlEscape(destination)}"`}>${options.comment ?? ''}` +
     `<saml:Issuer>${xmlEscape(options.issuer ?? idp.entityId)}</saml:Issuer>` +
     `<saml:NameID Format="${xmlEscape(options.nameIdFormat ?? NAMEID_FORMAT_EMAIL)}">${xmlEscape(options.nameId)}</saml:NameID>` +
@@ -581,7 +583,7 @@ export function buildLogoutRequestUrl(idp: TestSamlIdp, options: LogoutMessageOp
 export function buildLogoutResponseUrl(idp: TestSamlIdp, options: LogoutMessageOptions & { inResponseTo: string | null; status?: string }): string {
   const destination = options.destination === undefined ? options.spSloUrl : options.destination;
   const xml =
-    `<samlp:LogoutResponse xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${newId()}" Version="2.0" IssueInstant="${instant(new Date())}"` +
+    `<samlp:LogoutResponse xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${newId()}" Version="2.0" IssueInstant="${instant(options.issueInstant ?? new Date())}"` +
     `${destination === null ? '' : ` Destination="${xmlEscape(destination)}"`}${options.inResponseTo === null ? '' : ` InResponseTo="${xmlEscape(options.inResponseTo)}"`}>${options.comment ?? ''}` +
     `<saml:Issuer>${xmlEscape(options.issuer ?? idp.entityId)}</saml:Issuer>` +
     `<samlp:Status><samlp:StatusCode Value="${xmlEscape(options.status ?? STATUS_SUCCESS)}"/></samlp:Status></samlp:LogoutResponse>`;

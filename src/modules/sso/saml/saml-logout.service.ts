@@ -11,7 +11,7 @@ import { SamlLogoutStarter, SsoSignOutService } from '../login/sso-sign-out.serv
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
 import { samlSettings, SamlSettings } from './saml-provider.util';
 import { SamlRequestCache } from './saml-request-cache.service';
-import { SamlServiceProvider, SamlValidationError } from './saml-sp.service';
+import { SAML_CLOCK_SKEW_MS, SamlServiceProvider, SamlValidationError } from './saml-sp.service';
 import { SamlSpKeys } from './saml-sp-keys.service';
 import { SamlSpKeysRepository } from './saml-sp-keys.repository';
 import type { SamlTenant } from './saml.repository';
@@ -26,6 +26,10 @@ const MAX_MESSAGE_LENGTH = 16_384;
 const MAX_INFLATED_BYTES = 65_536;
 /** Query-signature algorithms accepted (the binding's SigAlg); SHA-1 is not. */
 const ACCEPTED_SIG_ALGS = new Set(['http://www.w3.org/2001/04/xmldsig-more#rsa-sha256', 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha512']);
+/** A logout message travels with the browser at once: one issued longer ago than this (or later, past the skew) is refused. */
+const MAX_MESSAGE_AGE_MS = 5 * 60_000;
+/** Longest LogoutRequest ID remembered against replay (the column holds 256 characters with its prefix). */
+const MAX_REQUEST_ID_LENGTH = 200;
 
 export const SLO_FAILURE_LOCATION = '/login?error=sso_error';
 
@@ -109,6 +113,13 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
       await this.record(tenant, 'sso.logout.idp_confirmed', {});
       return safeRedirectPath(strings.RelayState ?? '/login');
     }
+    // A signed LogoutRequest works once: replayed, it could end the person's later sessions of that NameID.
+    if (message.id.length > MAX_REQUEST_ID_LENGTH) throw new SamlValidationError('logout_request_id_too_long');
+    const fresh = await this.tx.withSystemContext('an IdP LogoutRequest is used once', async () => {
+      await this.repo.sweepConsumedAssertions();
+      return this.repo.consumeAssertion(tenant, `logout-request:${message.id}`, new Date(Date.now() + MAX_MESSAGE_AGE_MS + 2 * SAML_CLOCK_SKEW_MS));
+    });
+    if (!fresh) throw new SamlValidationError('logout_request_replayed');
     const sessionsEnded = await this.signOut.endNamedSessions(
       { providerId: tenant.providerId, subject: message.nameId, idpSessionId: message.sessionIndex },
       tenant,
@@ -143,6 +154,10 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
     const expected = kind === 'request' ? 'LogoutRequest' : 'LogoutResponse';
     if (root.namespaceURI !== SAML_NS.protocol || root.localName !== expected) throw new SamlValidationError('logout_message_kind_mismatch');
     if (root.getAttribute('Destination') !== destination) throw new SamlValidationError('logout_destination_mismatch');
+    const issued = Date.parse(root.getAttribute('IssueInstant') ?? '');
+    if (Number.isNaN(issued) || issued > Date.now() + SAML_CLOCK_SKEW_MS || issued < Date.now() - MAX_MESSAGE_AGE_MS - SAML_CLOCK_SKEW_MS) {
+      throw new SamlValidationError('logout_issue_instant_invalid');
+    }
     const issuer = firstChildElement(root, SAML_NS.assertion, 'Issuer');
     if (!issuer || issuer.textContent?.trim() !== settings.entityId) throw new SamlValidationError('logout_issuer_mismatch');
     const inResponseTo = root.getAttribute('InResponseTo') || null;
