@@ -184,7 +184,7 @@ describe('exact totals of the elevation request list for every filter', () => {
     expect(seen).toEqual(want);
   });
 
-  it('keeps another organization\'s counters out of reach of the request role, for reading and for writing', async () => {
+  it('keeps another organization\'s counters, and a site-restricted caller\'s other sites, out of reach of the request role, for reading and for writing', async () => {
     const client = new Client({ connectionString: process.env.DATABASE_APP_URL });
     await client.connect();
     try {
@@ -204,6 +204,27 @@ describe('exact totals of the elevation request list for every filter', () => {
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       await client.end();
+    }
+    const siteClient = new Client({ connectionString: process.env.DATABASE_APP_URL });
+    await siteClient.connect();
+    try {
+      await siteClient.query('BEGIN');
+      await siteClient.query(`SELECT set_config('app.scope', 'organization', true), set_config('app.org_ids', $1, true), set_config('app.site_ids', $2, true)`, [
+        `{${w.ids.orgA}}`,
+        `{${w.ids.siteA1}}`,
+      ]);
+      const sites = await siteClient.query('SELECT DISTINCT site_id FROM elevation_request_counts WHERE org_id = $1', [w.ids.orgA]);
+      expect(sites.rows).toEqual([{ site_id: w.ids.siteA1 }]);
+      await expect(
+        siteClient.query(`INSERT INTO elevation_request_counts (org_id, device_id, flow_type, status, site_id, n) VALUES ($1, $2, 'uac_intercept', 'denied', $3, 1000)`, [
+          w.ids.orgA,
+          w.ids.deviceA2,
+          w.ids.siteA2,
+        ]),
+      ).rejects.toThrow(/row-level security/);
+    } finally {
+      await siteClient.query('ROLLBACK').catch(() => undefined);
+      await siteClient.end();
     }
     const updated = await ownerQuery<{ n: string }>(`SELECT coalesce(sum(n), 0) AS n FROM elevation_request_counts WHERE org_id = $1`, [w.ids.orgA]);
     expect(Number(updated[0].n)).toBe(rows.filter((r) => r.org === 'orgA').length);
