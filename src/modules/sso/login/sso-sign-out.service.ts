@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { PrincipalResolver } from '../../auth/principal-resolver.service';
 import { SafeFetchError } from '../net/net.errors';
+import type { SafeHttpClient } from '../net/safe-fetch.service';
 import { ownerOf } from './login-provider.util';
 import { OidcLoginStarter } from './oidc-login-starter.service';
 import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
@@ -14,12 +15,9 @@ import { safeRedirectPath } from './redirect-path.util';
 import { SsoLoginErrors } from './sso-login.errors';
 import { LoginProviderRow, SsoLoginRepository } from './sso-login.repository';
 import { IdpSessionSelector, SessionLinkRow, SsoSignOutRepository } from './sso-sign-out.repository';
-import type { SafeHttpClient } from '../net/safe-fetch.service';
 
 /** Where the OP returns the browser after an RP-initiated logout: one fixed path, registered at each provider. */
 export const POST_LOGOUT_PATH = '/api/v1/sso/logout/callback';
-/** The back-channel logout endpoint of one provider, to register at the OP as `backchannel_logout_uri`. */
-export const backchannelLogoutPath = (providerId: string) => `/api/v1/sso/logout/backchannel/${providerId}`;
 /** Longest logout token read (a signed JWT; real ones are well under 2 KB). */
 export const MAX_LOGOUT_TOKEN_LENGTH = 16_384;
 
