@@ -1,11 +1,21 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { ClsService } from 'nestjs-cls';
+import { Db, prepared } from '../../infra/database/db.service';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { AppException } from '../errors/app.exception';
 import { ANONYMOUS, Principal, scopeOf } from '../principal';
 import type { AuthedRequest } from '../guards/auth.guard';
 
 export const PRINCIPAL_KEY = 'principal';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The caller's session or API key, locked FOR SHARE while checked still live (migration
+ * 1763700971000): a write never commits after a revocation of its credential has committed.
+ */
+const CREDENTIAL_LIVE = prepared('credential_live', `SELECT app_credential_live($1, $2) AS live`);
 
 /**
  * Runs each handler in one transaction whose row-level-security settings are the caller's
@@ -16,6 +26,7 @@ export class TenantContextInterceptor implements NestInterceptor {
   constructor(
     private readonly tx: TenantTransaction,
     private readonly cls: ClsService,
+    private readonly db: Db,
   ) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -24,6 +35,22 @@ export class TenantContextInterceptor implements NestInterceptor {
     const principal: Principal = req.principal ?? ANONYMOUS;
     if (this.cls.isActive()) this.cls.set(PRINCIPAL_KEY, principal);
     if (req.authMeta?.transaction === 'none') return next.handle();
-    return from(this.tx.run(scopeOf(principal), () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    const checkCredential = WRITE_METHODS.has(req.method) && (!!principal.sessionId || !!principal.apiKeyId);
+    return from(
+      this.tx.run(scopeOf(principal), async () => {
+        if (checkCredential) await this.requireLiveCredential(principal);
+        return lastValueFrom(next.handle(), { defaultValue: undefined });
+      }),
+    );
+  }
+
+  /**
+   * The caller was authenticated before this transaction (and may come from the principal cache):
+   * a session or key revoked since (deprovisioning, logout) must not get a write committed after
+   * the revocation. Reads are not checked: they change nothing.
+   */
+  private async requireLiveCredential(principal: Principal): Promise<void> {
+    const row = await this.db.one<{ live: boolean }>(CREDENTIAL_LIVE, [principal.sessionId ?? null, principal.apiKeyId ?? null]);
+    if (!row?.live) throw AppException.unauthenticated('The session or API key has been revoked');
   }
 }
