@@ -69,7 +69,7 @@ export class ScimConnectionController {
   /**
    * Revokes the connection: its token stops at once; revoking again changes nothing.
    *
-   * @remarks Needs `organizations:write` and MFA.
+   * @remarks Needs `organizations:write` and MFA; an API key may revoke, as it may revoke API keys. Another tenant's connection answers 404.
    */
   @Delete('scim/connections/:id')
   @Auth({ permission: 'organizations:write', mfa: true })
@@ -78,9 +78,9 @@ export class ScimConnectionController {
   }
 
   /**
-   * The connection's group-to-role mappings, in order.
+   * The connection's group-to-role mappings, in order (the first one matching a user's groups gives the role).
    *
-   * @remarks Needs `organizations:write`.
+   * @remarks Needs `organizations:write`; partner connections only for callers who reach every organization.
    */
   @Get('scim/connections/:id/group-mappings')
   @Auth({ permission: 'organizations:write' })
@@ -101,7 +101,7 @@ export class ScimConnectionController {
   }
 
   /**
-   * The SSO provider's group-to-role mappings, applied at every sign-in from the `groups` claim or attribute.
+   * The SSO provider's group-to-role mappings, applied at every sign-in from the `groups` claim or attribute: the first mapping matching one of the person's groups gives the role and sites; none matching falls back to the default role.
    *
    * @remarks Needs `organizations:write`.
    */

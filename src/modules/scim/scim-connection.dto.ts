@@ -15,6 +15,7 @@ export class CreateScimConnectionDto {
 }
 
 export class ListScimConnectionsQueryDto {
+  /** The organization whose connections to list; defaults to the caller's organization for an organization-scope session. */
   @IsOptional() @IsUUID() orgId?: string;
   /** `partner`: the partner's own connections (partner sessions with access to every organization). */
   @IsOptional() @IsIn(['partner']) scope?: 'partner';
