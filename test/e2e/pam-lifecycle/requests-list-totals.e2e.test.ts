@@ -184,6 +184,16 @@ describe('exact totals of the elevation request list for every filter', () => {
     expect(seen).toEqual(want);
   });
 
+  it('answers an empty page with the exact total for a page number far past the end, and 400 for one past any offset', async () => {
+    const total = expected({}, ['orgA'], null).length;
+    for (const page of [Math.ceil(total / 10) + 1, 2 ** 40]) {
+      const res = await list(w, w.plain.adminA, { limit: 10, page: String(page) });
+      expect({ page, status: res.status, body: res.body }).toEqual({ page, status: 200, body: expect.objectContaining({ requests: [], pagination: { page, limit: 10, total } }) });
+    }
+    const absurd = await list(w, w.plain.adminA, { limit: 10, page: '100000000000000000000' });
+    expect({ status: absurd.status, code: absurd.body.code }).toEqual({ status: 400, code: 'invalid_input' });
+  });
+
   it('keeps another organization\'s counters, and a site-restricted caller\'s other sites, out of reach of the request role, for reading and for writing', async () => {
     const client = new Client({ connectionString: process.env.DATABASE_APP_URL });
     await client.connect();
