@@ -8,6 +8,7 @@ import type { FlowType } from '../rules/engine/rule.types';
 import type { ActuateElevationDto, ActuationResultDto } from './actuation.dto';
 import { ActuationErrors } from './actuation.errors';
 import { ActuationRepository } from './actuation.repository';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 
 export const DEFAULT_ACTUATION_TIMEOUT_MS = 8000;
 
@@ -31,16 +32,17 @@ export class ActuationService {
     private readonly events: PamEventService,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async actuate(principal: Principal, deviceId: string, dto: ActuateElevationDto): Promise<ActuationResultDto> {
     if (!this.config.pamActuatorEnabled) throw ActuationErrors.disabled();
-    const device = await this.repo.device(deviceId);
+    const device = await this.tx.withAllSites('a device of another site is refused with 403', () => this.repo.device(deviceId));
     if (!device) throw ActuationErrors.deviceNotFound();
     if (!canAccessSite(principal, device.site_id)) throw ActuationErrors.siteAccessDenied();
     if (device.status === 'decommissioned') throw ActuationErrors.deviceDecommissioned();
     const ttl = this.config.pamPendingTtlMinutes;
-    const request = await this.requests.find(dto.elevationRequestId, ttl);
+    const request = await this.tx.withAllSites('a request of another site is refused with 403', () => this.requests.find(dto.elevationRequestId, ttl));
     if (!request || request.device_id !== deviceId) throw ActuationErrors.requestNotFound();
     if (!canAccessSite(principal, request.site_id)) throw ActuationErrors.siteAccessDenied();
     if (!ACTUATABLE_FLOWS.includes(request.flow_type)) throw ActuationErrors.notActuatable(request.flow_type);

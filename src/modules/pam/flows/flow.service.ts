@@ -11,6 +11,7 @@ import { actionDigest } from './canonical-json.util';
 import type { CreateJitRequestDto, CreateToolActionDto, FlowRequestResultDto, ToolActionResultDto } from './flow.dto';
 import { FlowErrors } from './flow.errors';
 import { FlowDevice, FlowRepository, NewFlowRequest } from './flow.repository';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 
 const AUDIT_ACTION = { pending: 'pam.elevation.request', auto_approved: 'pam.elevation.auto_approve', denied: 'pam.elevation.auto_deny' } as const;
 
@@ -30,6 +31,7 @@ export class FlowService {
     private readonly fanout: ApprovalFanoutService,
     private readonly events: PamEventService,
     private readonly audit: AuditService,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async requestJit(principal: Principal, dto: CreateJitRequestDto): Promise<FlowRequestResultDto> {
@@ -84,7 +86,7 @@ export class FlowService {
   }
 
   private async device(principal: Principal, deviceId: string): Promise<FlowDevice> {
-    const device = await this.repo.device(deviceId);
+    const device = await this.tx.withAllSites('a device of another site is refused with 403', () => this.repo.device(deviceId));
     if (!device) throw FlowErrors.deviceNotFound();
     if (!canAccessSite(principal, device.site_id)) throw FlowErrors.siteAccessDenied();
     if (device.status === 'decommissioned') throw FlowErrors.deviceDecommissioned();

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { requireOrg } from '../../../common/tenant-access.util';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import type {
   ActiveElevationListDto,
   ElevationEventDto,
@@ -89,6 +90,7 @@ export class ElevationRequestService {
     private readonly eventsRepo: PamEventRepository,
     private readonly transitions: ElevationTransitionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async list(principal: Principal, q: ListElevationRequestsQueryDto): Promise<ElevationRequestListDto> {
@@ -141,7 +143,7 @@ export class ElevationRequestService {
   }
 
   private async writable(principal: Principal, id: string): Promise<ElevationRequestListRow> {
-    const row = await this.repo.find(id, this.config.pamPendingTtlMinutes);
+    const row = await this.tx.withAllSites('a request of another site is refused with 403', () => this.repo.find(id, this.config.pamPendingTtlMinutes));
     if (!row) throw ElevationRequestErrors.notFound();
     if (!canAccessSite(principal, row.site_id)) throw ElevationRequestErrors.siteAccessDenied();
     return row;
