@@ -1,4 +1,5 @@
 import { ChildProcess, fork } from 'node:child_process';
+import * as http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,14 +68,55 @@ export interface Load {
 /** Offered rate of the open-loop run: what a large fleet really sends, not what saturates the service. */
 const OFFERED_RATE = 150;
 
-/**
- * Closed loop (each connection sends its next request when the last one is answered) unless
- * `overallRate` is given: then an open loop at that many requests per second across all
- * connections, so latency is measured at the offered load and not only at saturation.
- */
-export async function runLoad(url: string, durationSeconds: number, requests: autocannon.Request[], overallRate?: number): Promise<Load> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: durationSeconds, requests, ...(overallRate ? { overallRate } : {}) });
+/** Closed loop: each connection sends its next request when the last one is answered. */
+export async function runLoad(url: string, durationSeconds: number, requests: autocannon.Request[]): Promise<Load> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: durationSeconds, requests });
   return { reqPerSec: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts, total: r.requests.total };
+}
+
+/**
+ * Open loop: one request every 1/rate seconds, evenly spaced, whatever the answers do, each
+ * latency measured from the moment the request was due (so a slow service is not excused by
+ * sending less). autocannon's overallRate is not that: it gives each connection a budget per
+ * second that the connection spends as fast as it can when its second starts, so the whole
+ * second's requests leave in one burst, and the latency that comes out is the burst's.
+ */
+export async function openLoop(url: string, durationSeconds: number, rate: number, next: () => { method: string; path: string; headers: Record<string, string>; body: string }): Promise<Load> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const latencies: number[] = [];
+  let failed = 0;
+  const total = Math.round(durationSeconds * rate);
+  const start = performance.now() + 50;
+  const sent: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const r = next();
+    sent.push(
+      new Promise<void>((resolve) => {
+        const req = http.request(`${url}${r.path}`, { method: r.method, headers: { ...r.headers, 'content-length': Buffer.byteLength(r.body) }, agent }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            if ((res.statusCode ?? 500) >= 300) failed++;
+            latencies.push(performance.now() - due);
+            resolve();
+          });
+        });
+        req.on('error', () => {
+          failed++;
+          resolve();
+        });
+        req.end(r.body);
+      }),
+    );
+  }
+  const elapsed = (performance.now() - start) / 1000;
+  await Promise.all(sent);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { reqPerSec: Math.round(latencies.length / Math.max(elapsed, durationSeconds)), p50: at(0.5), p99: at(0.99), failed, total };
 }
 
 export function startChild(script: string, env: Record<string, string>): ChildProcess {
@@ -206,7 +248,7 @@ export const scenario: Scenario = {
 
       const base = await baseline(ctx);
       const load = await runLoad(url, ctx.durationSeconds, [{ setupRequest: () => request(Math.floor(Math.random() * DEVICES)) }]);
-      const offered = await runLoad(url, ctx.durationSeconds, [{ setupRequest: () => request(Math.floor(Math.random() * DEVICES)) }], OFFERED_RATE);
+      const offered = await openLoop(url, ctx.durationSeconds, OFFERED_RATE, () => request(Math.floor(Math.random() * DEVICES)));
       const name = `agent ingest (${RULES} rules, ${DEVICES} devices, ${CONNECTIONS} conn)`;
       const open = `agent ingest at ${OFFERED_RATE} req/s offered (open loop, ${RULES} rules, ${DEVICES} devices)`;
       return {
