@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
@@ -25,12 +26,16 @@ function toDto(r: DeviceGroupRow): DeviceGroupDto {
  * Device groups, bound to one site or organization-wide. A site-restricted caller sees only
  * groups of their sites, and organization-wide groups count as outside every site list.
  */
+/** Why a write's lookup crosses the caller's sites: what lies on another site is refused with 403, not hidden as 404. */
+const ANOTHER_SITE = 'a row of another site is refused with 403';
+
 @Injectable()
 export class DeviceGroupService {
   constructor(
     private readonly repo: DeviceGroupRepository,
     private readonly sites: SiteRepository,
     private readonly audit: AuditService,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async list(principal: Principal, q: ListDeviceGroupsQueryDto): Promise<DeviceGroupListDto> {
@@ -74,7 +79,7 @@ export class DeviceGroupService {
 
   async addMembers(principal: Principal, id: string, dto: AddGroupMembersDto): Promise<DeviceGroupResponseDto> {
     const group = await this.writable(principal, id);
-    const devices = await this.repo.devicesInOrg(group.org_id, dto.deviceIds);
+    const devices = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.devicesInOrg(group.org_id, dto.deviceIds));
     if (devices.length !== dto.deviceIds.length) throw TenancyErrors.deviceNotFound();
     for (const d of devices) requireSite(principal, d.site_id);
     const added = await this.repo.addMembers(group.org_id, id, dto.deviceIds);
@@ -84,7 +89,7 @@ export class DeviceGroupService {
 
   async removeMember(principal: Principal, id: string, deviceId: string): Promise<DeviceGroupResponseDto> {
     const group = await this.writable(principal, id);
-    const [device] = await this.repo.devicesInOrg(group.org_id, [deviceId]);
+    const [device] = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.devicesInOrg(group.org_id, [deviceId]));
     if (!device) throw TenancyErrors.deviceNotFound();
     requireSite(principal, device.site_id);
     if ((await this.repo.removeMember(group.org_id, id, deviceId)) === 0) throw TenancyErrors.groupMemberNotFound();
@@ -100,7 +105,7 @@ export class DeviceGroupService {
   }
 
   private async writable(principal: Principal, id: string): Promise<DeviceGroupRow> {
-    const row = await this.repo.find(id, null);
+    const row = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.find(id, null));
     if (!row) throw TenancyErrors.deviceGroupNotFound();
     requireSite(principal, row.site_id);
     return row;

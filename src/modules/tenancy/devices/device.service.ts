@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
+import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { requireOrg, requireSite } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
@@ -28,12 +29,16 @@ function toDto(r: DeviceRow): DeviceDto {
 }
 
 /** Devices and their agent enrollment. Site-restricted callers read and write only devices of their sites. */
+/** Why a write's lookup crosses the caller's sites: what lies on another site is refused with 403, not hidden as 404. */
+const ANOTHER_SITE = 'a row of another site is refused with 403';
+
 @Injectable()
 export class DeviceService {
   constructor(
     private readonly repo: DeviceRepository,
     private readonly sites: SiteRepository,
     private readonly audit: AuditService,
+    private readonly tx: TenantTransaction,
   ) {}
 
   async list(principal: Principal, q: ListDevicesQueryDto): Promise<DeviceListDto> {
@@ -69,7 +74,7 @@ export class DeviceService {
   }
 
   async update(principal: Principal, id: string, dto: UpdateDeviceDto): Promise<DeviceResponseDto> {
-    const device = await this.repo.find(id);
+    const device = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.find(id));
     if (!device) throw TenancyErrors.deviceNotFound();
     requireSite(principal, device.site_id);
     if (dto.siteId !== undefined) {
@@ -91,7 +96,7 @@ export class DeviceService {
   }
 
   async enroll(principal: Principal, id: string): Promise<DeviceEnrollmentDto> {
-    const device = await this.repo.lock(id);
+    const device = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.lock(id));
     if (!device) throw TenancyErrors.deviceNotFound();
     requireSite(principal, device.site_id);
     if (device.status === 'decommissioned') throw TenancyErrors.deviceDecommissioned();
