@@ -168,6 +168,10 @@ describe('partner-wide writes in the database', () => {
       'saml_consumed_assertions',
       'sso_exchange_codes',
       'sso_login_sessions',
+      // Sign-out state: what each SSO session's IdP will name at logout, and back-channel logout
+      // tokens already accepted; written by sign-in and logout in system context.
+      'sso_session_links',
+      'sso_logout_tokens_seen',
     ]);
     const unguarded = ownable.filter((t) => !t.guarded && !notObjects.has(t.relname)).map((t) => t.relname);
     expect(unguarded).toEqual([]);
