@@ -50,14 +50,29 @@ describe('SCIM filter to SQL', () => {
       const re = pattern.replace(/\\([\\%_])|([%_])|([^\\%_])/g, (_, esc, wild, ch) => (esc ? esc.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : wild === '%' ? '[\\s\\S]*' : wild === '_' ? '[\\s\\S]' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
       return new RegExp(`^${re}$`).test(s);
     };
+    // The reference evaluator compares exactly; RFC 7643 makes userName, emails, displayName and
+    // name.formatted caseExact=false (as USER_FILTER_ATTRIBUTES says), so the reference sees those
+    // values, on both sides, in lower case. externalId stays exact.
+    const caseless = /\b(userName|displayName|emails\.value|name\.formatted) (eq|ne|co|sw|ew) "([^"]*)"/g;
+    const referenceText = (text: string) => text.replace(caseless, (_, a: string, o: string, v: string) => `${a} ${o} "${v.toLowerCase()}"`);
+    const referenceUser = (u: (typeof users)[number]) => ({
+      ...u,
+      userName: u.userName.toLowerCase(),
+      displayName: u.displayName.toLowerCase(),
+      emails: u.emails.map((e) => ({ value: e.value.toLowerCase() })),
+      name: { formatted: u.name.formatted.toLowerCase() },
+    });
     fc.assert(
       fc.property(filterText, (text) => {
         const { sql, params } = scimFilterToSql(text, USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS, 1);
-        const reference = evaluate(parse(text));
-        for (const u of users) expect(run(sql, params, u)).toBe(reference(u));
+        const reference = evaluate(parse(referenceText(text)));
+        for (const u of users) expect(run(sql, params, u)).toBe(reference(referenceUser(u)));
       }),
       { numRuns: 300 },
     );
+    // The kind of filter that showed the reference's exact comparison: "ADA" is in "ada@example.com", ignoring case.
+    const { sql, params } = scimFilterToSql('userName co "ADA"', USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS, 1);
+    expect(users.map((u) => run(sql, params, u))).toEqual([true, false]);
   });
 
   it('refuses unknown attributes, malformed filters and filters beyond the limits as invalidFilter', () => {
