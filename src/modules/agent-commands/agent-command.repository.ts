@@ -1,20 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Db, prepared } from '../../infra/database/db.service';
 
-const TAKE_COMMANDS = prepared(
-  'agent_commands_take',
-  `WITH withdrawn AS (
-     UPDATE device_commands c SET status = 'failed', error = 'Elevation no longer actuating when the agent fetched the command', completed_at = now()
-       FROM elevation_requests e
-      WHERE c.org_id = $1 AND c.device_id = $2 AND c.status = 'queued' AND c.type = 'actuate_elevation'
-        AND e.org_id = c.org_id AND e.id = c.elevation_request_id AND NOT (e.status = 'actuating' AND e.expires_at > now())
-      RETURNING c.id)
-   UPDATE device_commands c SET status = 'delivered', delivered_at = now()
-    WHERE c.id IN (SELECT id FROM device_commands WHERE org_id = $1 AND device_id = $2 AND status = 'queued'
-                      AND id NOT IN (SELECT id FROM withdrawn)
-                    ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-    RETURNING c.id, c.type, c.payload, c.status, c.elevation_request_id, c.created_at`,
-);
+/** One poll, one call: app_agent_commands_take (migration 1763700951000), whose plan the server keeps. */
+const TAKE_COMMANDS = prepared('agent_commands_take', `SELECT id, type, payload, status, elevation_request_id, created_at FROM app_agent_commands_take($1, $2, $3)`);
 
 export interface CommandRow {
   id: string;

@@ -37,13 +37,13 @@ describe('round trips to PostgreSQL per request', () => {
     expect(messages.map((m) => m.slice(0, 5))).toEqual(['BEGIN', 'COMMI']);
   });
 
-  it('costs a cached agent polling an empty command queue two messages: withdrawal and hand-out are one statement', async () => {
+  it('costs a cached agent polling an empty command queue two messages: withdrawal and hand-out are one function call', async () => {
     const a = k.agent('deviceA1');
     const poll = () => request(t.http).get(`/api/v1/agents/${a.id}/commands`).set('Authorization', `Bearer ${a.token}`).expect(200);
     await poll();
     const messages = await messagesOf(poll);
     expect(messages).toHaveLength(2);
-    expect(messages[0]).toMatch(/^BEGIN; SELECT set_config\(.*; WITH withdrawn AS/s);
+    expect(messages[0]).toMatch(/^BEGIN; SELECT set_config\(.*; SELECT .* FROM app_agent_commands_take\(/s);
     expect(messages[1]).toBe('COMMIT');
   });
 

@@ -23,6 +23,7 @@ import { ApprovalFanOutSuspended1763700970000 } from './1763700970000-approval-f
 import { PamRequestCounts1763700960000 } from './1763700960000-pam-request-counts';
 import { SamlSpKeysAndLogout1763700942000 } from './1763700942000-saml-sp-keys-and-logout';
 import { SiteScope1763700950000 } from './1763700950000-site-scope';
+import { AgentCommandsTake1763700951000 } from './1763700951000-agent-commands-take';
 import { SamlSpPartnerWide1763700952000 } from './1763700952000-saml-sp-partner-wide';
 import { PamRequestListSiteScope1763700961000 } from './1763700961000-pam-request-list-site-scope';
 import { WriteCredentialCheck1763700971000 } from './1763700971000-write-credential-check';
@@ -31,4 +32,4 @@ import { WriteCredentialCheck1763700971000 } from './1763700971000-write-credent
  * Every migration, in order. Listed explicitly (not globbed) so the same list runs under
  * ts-jest, ts-node and the compiled build. Append new migrations at the end.
  */
-export const migrations = [Foundation1763700000000, SsoProviders1763700200000, TenancyContent1763700400000, Imports1763700410000, PartnerLoginBranding1763700600000, SsoLogin1763700280000, PamControlPlane1763700300000, PamLifecycle1763700530000, SamlSp1763700250000, PamIngest1763700500000, PamRequestListIndexes1763700540000, PartnerWideWrites1763700730000, AuthHardening1763700710000, InvitationsAndSelfApproval1763700720000, SsoHardening1763700700000, NoSelfApproval1763700740000, PooledHotPaths1763700800000, PartnerWideReads1763700810000, ScimProvisioning1763700930000, OidcIssParameter1763700940000, SsoSignOut1763700941000, ApprovalFanOutSuspended1763700970000, PamRequestCounts1763700960000, SamlSpKeysAndLogout1763700942000, SiteScope1763700950000, PamRequestListSiteScope1763700961000, WriteCredentialCheck1763700971000, SamlSpPartnerWide1763700952000];
+export const migrations = [Foundation1763700000000, SsoProviders1763700200000, TenancyContent1763700400000, Imports1763700410000, PartnerLoginBranding1763700600000, SsoLogin1763700280000, PamControlPlane1763700300000, PamLifecycle1763700530000, SamlSp1763700250000, PamIngest1763700500000, PamRequestListIndexes1763700540000, PartnerWideWrites1763700730000, AuthHardening1763700710000, InvitationsAndSelfApproval1763700720000, SsoHardening1763700700000, NoSelfApproval1763700740000, PooledHotPaths1763700800000, PartnerWideReads1763700810000, ScimProvisioning1763700930000, OidcIssParameter1763700940000, SsoSignOut1763700941000, ApprovalFanOutSuspended1763700970000, PamRequestCounts1763700960000, SamlSpKeysAndLogout1763700942000, SiteScope1763700950000, PamRequestListSiteScope1763700961000, WriteCredentialCheck1763700971000, AgentCommandsTake1763700951000, SamlSpPartnerWide1763700952000];
