@@ -16,7 +16,7 @@ import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
 export class TenantTransaction {
   /** Names the savepoints of within(); unique per instance, so never reused while one is open. */
   private savepoints = 0;
-  /** How often each stated reason entered system context on this instance (systemContextCounts). */
+  /** How often each stated reason entered system context, or crossed the caller's sites, on this instance (systemContextCounts). */
   private readonly reasons = new Map<string, number>();
   private readonly logger = new Logger('SystemContext');
 
@@ -70,7 +70,7 @@ export class TenantTransaction {
     return this.within(tx, { ...tx.scope, siteIds: null }, fn);
   }
 
-  /** Each reason that entered system context on this instance, with how often: what crosses tenants, and why. */
+  /** Each reason that entered system context or crossed the caller's sites on this instance, with how often: what crosses, and why. */
   systemContextCounts(): Record<string, number> {
     return Object.fromEntries(this.reasons);
   }
