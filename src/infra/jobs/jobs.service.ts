@@ -115,7 +115,12 @@ export class JobsService implements OnApplicationBootstrap, OnModuleDestroy {
       archiveFailedAfterSeconds: 7 * 24 * 3600,
       deleteAfterDays: 7,
     });
-    boss.on('error', (err) => this.logger.error({ err }, 'pg-boss error'));
+    boss.on('error', (err) => {
+      // Once the stop has begun, a connection the server ends (a local PostgreSQL stopping with the
+      // service) is part of the stop, not a fault to report.
+      if (this.stopping) this.logger.debug({ err }, 'pg-boss connection ended during the stop');
+      else this.logger.error({ err }, 'pg-boss error');
+    });
     await boss.start();
     this.boss = boss;
     const registered = this.pending.splice(0);
