@@ -19,7 +19,9 @@ import { profileArgs, type BenchContext, type CustomResult, type HttpLoad, type 
  * bare insert baseline measured in the same run, then every scenario file under bench/.
  * Prints one table. BENCH_DURATION (seconds per load, default 10) and BENCH_FILTER (substring of
  * scenario names) tune a run; BENCH_KEEP_DATABASE=true keeps the database for a look afterwards,
- * BENCH_CPU_PROFILE=<dir> profiles the service processes.
+ * BENCH_CPU_PROFILE=<dir> profiles the service processes. "CPU ms/req" is the serving process's user + system
+ * CPU time during the load divided by the requests it answered: a figure that a busy machine disturbs far
+ * less than req/s, for comparing two builds when the machine cannot be had idle.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const FILTER = process.env.BENCH_FILTER ?? '';
@@ -31,6 +33,7 @@ interface Row {
   p50?: number;
   p99?: number;
   rssMb?: number;
+  cpuMsPerReq?: number;
   value?: string;
   ratio?: string;
 }
@@ -61,7 +64,14 @@ function startChild(script: string, env: Record<string, string>, readyUrl?: stri
   });
 }
 
+/** User + system CPU time of a process so far, in milliseconds (from /proc, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 async function load(url: string, l: HttpLoad, pid: number, name: string): Promise<Row> {
+  const cpuBefore = cpuMs(pid);
   const result = await autocannon({
     url,
     connections: l.connections,
@@ -70,7 +80,8 @@ async function load(url: string, l: HttpLoad, pid: number, name: string): Promis
   });
   const bad = result.non2xx + result.errors + result.timeouts;
   if (bad > 0) console.warn(`  ! ${name}: ${bad} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
-  return { scenario: name, reqPerSec: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, rssMb: rssMb(pid) };
+  const served = result.requests.total || 1;
+  return { scenario: name, reqPerSec: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, rssMb: rssMb(pid), cpuMsPerReq: (cpuMs(pid) - cpuBefore) / served };
 }
 
 function scenarioFiles(dir: string): string[] {
@@ -117,7 +128,7 @@ async function main(): Promise<void> {
       const pair = await app.get(TenantTransaction).withSystemContext('benchmarks mint sessions', async () => {
         const scope = await app.get(AuthRepository).loginScope(userId);
         if (!scope) throw new Error('user has no membership');
-        return app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' });
+        return (await app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' })).pair;
       });
       return pair.accessToken;
     },
@@ -183,8 +194,8 @@ async function main(): Promise<void> {
 
   const cores = cpus().length;
   console.log(`\nBenchmarks (${cores} cores, ${DURATION}s per load, ${new Date().toISOString()})\n`);
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'value', 'ratio to baseline'];
-  const table = rows.map((r) => [r.scenario, r.reqPerSec ?? '', r.p50 ?? '', r.p99 ?? '', r.rssMb ?? '', r.value ?? '', r.ratio ?? ''].map(String));
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'CPU ms/req', 'value', 'ratio to baseline'];
+  const table = rows.map((r) => [r.scenario, r.reqPerSec ?? '', r.p50 ?? '', r.p99 ?? '', r.rssMb ?? '', r.cpuMsPerReq?.toFixed(3) ?? '', r.value ?? '', r.ratio ?? ''].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
   console.log(line(header));

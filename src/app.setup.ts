@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import cookieParser from 'cookie-parser';
 import express, { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { BODY_BOUNDS, boundedBodies, type BodyBounds } from './common/pipes/body-bounds';
-import { requestId } from './infra/logging/logging';
+import { requestContextMiddleware } from './infra/context/request-context';
+import { requestId, requestLogger } from './infra/logging/logging';
 import { APP_CONFIG, type AppConfig } from './infra/config/app-config';
 import { AppException } from './common/errors/app.exception';
 import { IMPORT_JSON_MEDIA_TYPE } from './modules/imports/import-body.middleware';
@@ -115,6 +116,7 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
     requestId(req, res);
     next();
   });
+  app.use(requestLogger((await app.resolve(PinoLogger)).logger, app.get<AppConfig>(APP_CONFIG)));
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -148,6 +150,8 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
   const assets = express.static(join(__dirname, 'web'), { index: false, extensions: ['html'] });
   const api = `/${API_PREFIX}/`;
   app.use((req: Request, res: Response, next: NextFunction) => (req.path.startsWith(api) ? next() : assets(req, res, next)));
+  // The request's context (its id, address, principal, transaction) for everything the router runs.
+  app.use(requestContextMiddleware);
   // No enableShutdownHooks: main.ts installs the one graceful stop (src/shutdown.ts), which closes the application once.
 
   const document = await buildOpenApiDocument(app, openApiMetadata);

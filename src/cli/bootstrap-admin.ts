@@ -7,6 +7,9 @@ import { Db } from '../infra/database/db.service';
 import { TenantTransaction } from '../infra/database/tenant-transaction.service';
 import { AuditService } from '../modules/audit/audit.service';
 import { AuthRepository } from '../modules/auth/auth.repository';
+import { PartnerService } from '../modules/tenancy/partners/partner.service';
+import { RoleService } from '../modules/tenancy/roles/role.service';
+import { AccountProvisioningService } from '../modules/tenancy/users/account-provisioning.service';
 
 export const ADMIN_ROLE_NAME = 'Administrator';
 const DEFAULT_LINK_HOURS = 72;
@@ -59,6 +62,10 @@ export async function bootstrapAdmin(app: INestApplicationContext, opts: Bootstr
   const db = app.get(Db, { strict: false });
   const auth = app.get(AuthRepository, { strict: false });
   const audit = app.get(AuditService, { strict: false });
+  // The rows belong to tenancy (src/infra/database/table-owners.ts): written through its services.
+  const partners = app.get(PartnerService, { strict: false });
+  const roles = app.get(RoleService, { strict: false });
+  const accounts = app.get(AccountProvisioningService, { strict: false });
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
   const token = randomToken(32);
 
@@ -81,21 +88,19 @@ export async function bootstrapAdmin(app: INestApplicationContext, opts: Bootstr
     if (await db.one(`SELECT 1 FROM partners WHERE lower(name) = lower($1)`, [partnerName])) {
       throw new BootstrapError(`A partner named "${partnerName}" already exists: nothing was created`);
     }
-    const partner = await db.one<{ id: string }>(`INSERT INTO partners (name) VALUES ($1) RETURNING id`, [partnerName]);
-    const role = await db.one<{ id: string }>(`INSERT INTO roles (scope, partner_id, name, permissions) VALUES ('partner', $1, $2, ARRAY['*']) RETURNING id`, [partner!.id, ADMIN_ROLE_NAME]);
-    const user = await db
-      .one<{ id: string }>(`INSERT INTO users (email, name, status) VALUES ($1, $2, 'active') RETURNING id`, [email, name])
-      .catch((err: { code?: string }) => {
-        // Another run created the account between the check and the insert.
-        if (err?.code === '23505') throw new BootstrapError(`An account for ${email} already exists: nothing was created`);
-        throw err;
-      });
-    await db.exec(`INSERT INTO partner_memberships (partner_id, user_id, role_id, org_access, site_restricted) VALUES ($1, $2, $3, 'all', false)`, [partner!.id, user!.id, role!.id]);
-    await auth.issueResetToken(user!.id, tokenHash(token), hours * 3600);
+    const partnerId = await partners.create(partnerName);
+    const roleId = await roles.createForPartner(partnerId, ADMIN_ROLE_NAME, ['*']);
+    const userId = await accounts.createActiveUser(email, name!).catch((err: { driverError?: { code?: string }; code?: string }) => {
+      // Another run created the account between the check and the insert.
+      if ((err?.driverError?.code ?? err?.code) === '23505') throw new BootstrapError(`An account for ${email} already exists: nothing was created`);
+      throw err;
+    });
+    await accounts.addPartnerMember(partnerId, userId, roleId);
+    await auth.issueResetToken(userId, tokenHash(token), hours * 3600);
     const actor = { type: 'system' as const, id: null };
-    await audit.record({ action: 'partner.create', partnerId: partner!.id, resourceType: 'partner', resourceId: partner!.id, actor, details: { name: partnerName, via: 'bootstrap-admin' } });
-    await audit.record({ action: 'user.create', partnerId: partner!.id, resourceType: 'user', resourceId: user!.id, actor, details: { email, role: ADMIN_ROLE_NAME, orgAccess: 'all', via: 'bootstrap-admin' } });
-    return { partnerId: partner!.id, userId: user!.id, roleId: role!.id };
+    await audit.record({ action: 'partner.create', partnerId, resourceType: 'partner', resourceId: partnerId, actor, details: { name: partnerName, via: 'bootstrap-admin' } });
+    await audit.record({ action: 'user.create', partnerId, resourceType: 'user', resourceId: userId, actor, details: { email, role: ADMIN_ROLE_NAME, orgAccess: 'all', via: 'bootstrap-admin' } });
+    return { partnerId, userId, roleId };
   });
   return {
     ...created,

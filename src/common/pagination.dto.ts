@@ -18,3 +18,12 @@ export class PaginationDto {
 export class SuccessDto {
   success: true;
 }
+
+/**
+ * An offset a query builder can write into its SQL: it writes the number as JavaScript prints it, so a
+ * page far past any row (page=1e308) would print `1e+308`, which is no SQL integer. Any offset beyond
+ * the largest safe integer is past the end of every table; it becomes that integer.
+ */
+export function pastTheEnd(offset: number): number {
+  return Number.isSafeInteger(offset) ? offset : Number.MAX_SAFE_INTEGER;
+}

@@ -45,7 +45,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
       const pair = await tx.withSystemContext('tests mint sessions for seeded users', async () => {
         const scope = await repo.loginScope(userId);
         if (!scope) throw new Error(`User ${userId} has no membership`);
-        return app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' });
+        return (await app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' })).pair;
       });
       return pair.accessToken;
     },

@@ -13,32 +13,24 @@ export interface AuthOptions {
   partnerScope?: boolean;
   /** siteId inputs (query, body, params) must be inside the caller's allowed sites; services filter reads. */
   siteScope?: boolean;
-  /**
-   * 'request' (default): the handler runs in one tenant-scoped transaction.
-   * 'none': the service opens its own transactions, because the route makes outbound network
-   * calls (IdP, DNS) that must never run while a transaction is held.
-   */
-  transaction?: 'request' | 'none';
 }
 
-export type AuthMeta =
-  | ({ kind: 'user' } & AuthOptions)
-  | { kind: 'public'; transaction?: 'request' | 'none' }
-  | { kind: 'agent'; transaction?: 'request' | 'none' }
-  | { kind: 'scim'; transaction?: 'request' | 'none' };
+export type AuthMeta = ({ kind: 'user' } & AuthOptions) | { kind: 'public' } | { kind: 'agent' } | { kind: 'scim' };
 
-/** The one decorator that states who may call a route. A route without one is denied. */
+/**
+ * The one decorator that states who may call a route. A route without one is denied. Whether the
+ * handler runs in the request's transaction is a separate matter: see @NoRequestTransaction.
+ */
 export const Auth = (options: AuthOptions = {}) =>
   applyDecorators(SetMetadata(AUTH_META, { kind: 'user', ...options } satisfies AuthMeta), ApiBearerAuth('bearer'), ApiSecurity('apiKey'));
 
 /** No authentication. Public routes read across tenants only through withSystemContext. */
-export const Public = (options: { transaction?: 'request' | 'none' } = {}) =>
-  SetMetadata(AUTH_META, { kind: 'public', ...options } satisfies AuthMeta);
+export const Public = () => SetMetadata(AUTH_META, { kind: 'public' } satisfies AuthMeta);
 
 /** Agent bearer token bound to the device whose agent id is the :id path parameter. */
-export const AgentAuth = (options: { transaction?: 'request' | 'none' } = {}) =>
+export const AgentAuth = () =>
   applyDecorators(
-    SetMetadata(AUTH_META, { kind: 'agent', ...options } satisfies AuthMeta),
+    SetMetadata(AUTH_META, { kind: 'agent' } satisfies AuthMeta),
     ApiBearerAuth('agent'),
     ApiParam({ name: 'id', description: "The agent id answered at enrolment; it must be the token's agent (else 401).", schema: { type: 'string', format: 'uuid' } }),
   );

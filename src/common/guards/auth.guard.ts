@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { AUTH_META, AuthMeta } from '../decorators/auth.decorator';
 import { AppException } from '../errors/app.exception';
 import { ANONYMOUS, canAccessSite, hasPermission, Principal } from '../principal';
-import { PrincipalResolver } from '../../modules/auth/principal-resolver.service';
+import { PrincipalSource } from '../principal-source';
 
 export type AuthedRequest = Request & { principal: Principal; authMeta: AuthMeta };
 
@@ -29,7 +29,7 @@ function siteIdInputs(req: Request): unknown[] {
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly resolver: PrincipalResolver,
+    private readonly resolver: PrincipalSource,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {

@@ -1,8 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { from, lastValueFrom, Observable } from 'rxjs';
-import { ClsService } from 'nestjs-cls';
+import { RequestContext } from '../../infra/context/request-context';
 import { Db, prepared } from '../../infra/database/db.service';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { NO_REQUEST_TRANSACTION } from '../decorators/no-request-transaction.decorator';
 import { AppException } from '../errors/app.exception';
 import { ANONYMOUS, Principal, scopeOf } from '../principal';
 import type { AuthedRequest } from '../guards/auth.guard';
@@ -19,14 +21,16 @@ const CREDENTIAL_LIVE = prepared('credential_live', `SELECT app_credential_live(
 
 /**
  * Runs each handler in one transaction whose row-level-security settings are the caller's
- * tenants. Routes marked transaction 'none' (outbound network calls) open their own.
+ * tenants. Routes marked @NoRequestTransaction (outbound network calls, audited refusals) open
+ * their own; the principal is still put in the request context for them.
  */
 @Injectable()
 export class TenantContextInterceptor implements NestInterceptor {
   constructor(
     private readonly tx: TenantTransaction,
-    private readonly cls: ClsService,
+    private readonly cls: RequestContext,
     private readonly db: Db,
+    private readonly reflector: Reflector,
   ) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -34,7 +38,7 @@ export class TenantContextInterceptor implements NestInterceptor {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     const principal: Principal = req.principal ?? ANONYMOUS;
     if (this.cls.isActive()) this.cls.set(PRINCIPAL_KEY, principal);
-    if (req.authMeta?.transaction === 'none') return next.handle();
+    if (this.reflector.getAllAndOverride<boolean | undefined>(NO_REQUEST_TRANSACTION, [ctx.getHandler(), ctx.getClass()])) return next.handle();
     const checkCredential = WRITE_METHODS.has(req.method) && (!!principal.sessionId || !!principal.apiKeyId);
     return from(
       this.tx.run(scopeOf(principal), async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ClsService } from 'nestjs-cls';
+import { RequestContext } from '../context/request-context';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, QueryFailedError, type EntityManager, type EntityTarget, type ObjectLiteral, type QueryRunner, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -270,7 +270,7 @@ export class Db {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly cls: ClsService,
+    private readonly cls: RequestContext,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.named = config.databasePreparedStatements;

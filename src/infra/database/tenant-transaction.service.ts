@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ClsService } from 'nestjs-cls';
+import { RequestContext } from '../context/request-context';
 import { CURRENT_TX, Db, type Tx } from './db.service';
 import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
 
@@ -21,7 +21,7 @@ export class TenantTransaction {
   private readonly logger = new Logger('SystemContext');
 
   constructor(
-    private readonly cls: ClsService,
+    private readonly cls: RequestContext,
     private readonly db: Db,
   ) {}
 
@@ -91,7 +91,7 @@ export class TenantTransaction {
   }
 
   private open<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
-    return this.cls.run({ ifNested: 'inherit' }, async () => {
+    return this.cls.run('inherit', async () => {
       this.cls.set(CURRENT_TX, tx);
       let result: T;
       try {

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Logger } from '@nestjs/common';
 import { ErrorReporter, type ErrorEvent } from './error-reporter.service';
 
@@ -33,7 +31,10 @@ const TIMEOUT_MS = 5000;
 
 /**
  * Sends each event to a Sentry-compatible collector (the store endpoint of the DSN) and to
- * the fallback reporter, so the log keeps a copy when the collector is unreachable.
+ * the fallback reporter, so the log keeps a copy when the collector is unreachable. A single
+ * JSON POST per event over the runtime's fetch: @sentry/node would bring its own global
+ * instrumentation (HTTP, database, unhandled-rejection hooks) for what is a handful of warnings
+ * a day from the PAM rule checks (docs/operations.md, "Libraries").
  */
 export class SentryErrorReporter extends ErrorReporter {
   private readonly logger = new Logger('SentryErrorReporter');
@@ -51,11 +52,12 @@ export class SentryErrorReporter extends ErrorReporter {
     try {
       await this.send(event);
     } catch (error) {
-      this.logger.warn({ tag: event.tag, reason: (error as Error).message }, 'Could not deliver an error event to the collector');
+      const cause = (error as Error & { cause?: { code?: string } }).cause?.code;
+      this.logger.warn({ tag: event.tag, reason: cause ? `${(error as Error).message} (${cause})` : (error as Error).message }, 'Could not deliver an error event to the collector');
     }
   }
 
-  private send(event: ErrorEvent): Promise<void> {
+  private async send(event: ErrorEvent): Promise<void> {
     const body = JSON.stringify({
       event_id: randomUUID().replace(/-/g, ''),
       timestamp: new Date().toISOString(),
@@ -68,28 +70,18 @@ export class SentryErrorReporter extends ErrorReporter {
       fingerprint: [event.tag, ...Object.values(event.context ?? {}).filter((v) => typeof v === 'string').slice(0, 2)],
       extra: event.context ?? {},
     });
-    const url = this.target.storeUrl;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = send(
-        url,
-        {
-          method: 'POST',
-          timeout: TIMEOUT_MS,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${this.target.publicKey}, sentry_client=rmm-pam/1.0`,
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode && res.statusCode < 300 ? resolve() : reject(new Error(`collector answered ${res.statusCode}`))));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('collector timed out')));
-      req.on('error', reject);
-      req.end(body);
+    // The signal also bounds reading the answer, so a collector that trickles its body cannot hold a report.
+    const res = await fetch(this.target.storeUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${this.target.publicKey}, sentry_client=rmm-pam/1.0`,
+      },
+      body,
+      redirect: 'error',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
     });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`collector answered ${res.status}`);
   }
 }

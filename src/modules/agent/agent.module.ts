@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { Db } from '../../infra/database/db.service';
-import { PamApprovalsModule } from '../pam/approvals/pam-approvals.module';
-import { PamDecisionModule } from '../pam/decision/pam-decision.module';
-import { PamRequestsModule } from '../pam/requests/pam-requests.module';
+import { PamModule } from '../pam/pam.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { AgentSettingsService } from './agent-settings.service';
 import { AgentController } from './agent.controller';
@@ -15,7 +13,7 @@ import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.service';
 
 /** What agents call: elevation-prompt ingest and their PAM settings. */
 @Module({
-  imports: [PamDecisionModule, PamRequestsModule, PamApprovalsModule, PoliciesModule],
+  imports: [PamModule, PoliciesModule],
   controllers: [AgentController],
   providers: [
     ElevationIngestService,

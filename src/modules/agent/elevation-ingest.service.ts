@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ClsService } from 'nestjs-cls';
+import { RequestContext } from '../../infra/context/request-context';
 import type { Principal } from '../../common/principal';
 import { ApprovalFanoutService } from '../pam/approvals/approval-fanout.service';
 import { DecisionChainService } from '../pam/decision/decision-chain.service';
@@ -32,7 +32,7 @@ export class ElevationIngestService {
     private readonly chain: DecisionChainService,
     private readonly limiter: DeviceRateLimiter,
     private readonly fanout: ApprovalFanoutService,
-    private readonly cls: ClsService,
+    private readonly cls: RequestContext,
   ) {}
 
   async ingest(principal: Principal, dto: ElevationIngestDto): Promise<ElevationIngestResultDto> {

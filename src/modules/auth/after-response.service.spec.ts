@@ -1,16 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
-import { CLS_REQ, ClsService } from 'nestjs-cls';
+import { REQUEST_KEY, RequestContext } from '../../infra/context/request-context';
 import { DrainState } from '../health/drain-state';
 import { AfterResponseService } from './after-response.service';
 
-/** A ClsService stand-in holding one request whose response is an event emitter. */
-function clsWith(res: (EventEmitter & { writableFinished: boolean; destroyed: boolean }) | null): ClsService {
+/** A RequestContext stand-in holding one request whose response is an event emitter. */
+function clsWith(res: (EventEmitter & { writableFinished: boolean; destroyed: boolean }) | null): RequestContext {
   return {
     isActive: () => res !== null,
-    get: (key: unknown) => (key === CLS_REQ && res ? { res } : undefined),
+    get: (key: unknown) => (key === REQUEST_KEY && res ? { res } : undefined),
     run: (_opts: unknown, fn: () => unknown) => fn(),
-  } as unknown as ClsService;
+  } as unknown as RequestContext;
 }
 
 const response = () => Object.assign(new EventEmitter(), { writableFinished: false, destroyed: false });

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
-import { CLS_REQ, ClsService } from 'nestjs-cls';
+import { REQUEST_KEY, RequestContext } from '../../infra/context/request-context';
 import type { Request } from 'express';
 import { DrainState } from '../health/drain-state';
 
@@ -18,19 +18,19 @@ export class AfterResponseService implements BeforeApplicationShutdown {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly cls: ClsService,
+    private readonly cls: RequestContext,
     @Optional() private readonly drainState?: DrainState,
   ) {}
 
   schedule(name: string, task: () => Promise<void>): void {
-    const res = this.cls.isActive() ? this.cls.get<Request | undefined>(CLS_REQ)?.res : undefined;
+    const res = this.cls.isActive() ? this.cls.get<Request | undefined>(REQUEST_KEY)?.res : undefined;
     const answered = new Promise<void>((resolve) => {
       if (!res || res.writableFinished || res.destroyed) return setImmediate(resolve);
       res.once('finish', () => resolve());
       res.once('close', () => resolve());
     });
     const run: Promise<void> = answered
-      .then(() => this.cls.run({ ifNested: 'override' }, task))
+      .then(() => this.cls.run('fresh', task))
       .catch((err: Error) => this.logger.error(`${name} failed: ${err.message}`))
       .finally(() => this.pending.delete(run));
     this.pending.add(run);

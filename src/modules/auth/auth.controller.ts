@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import { Auth, CurrentPrincipal, Public } from '../../common/decorators/auth.decorator';
-import { RateKey } from '../../common/decorators/rate-key.decorator';
+import { NoRequestTransaction } from '../../common/decorators/no-request-transaction.decorator';
 import type { Principal } from '../../common/principal';
 import { AuthRateLimits, LOGIN_PER_ADDRESS, MFA_ACTIVATE_PER_ACCOUNT, PASSWORD_CHECK_PER_ACCOUNT } from './auth-rate-limit.guard';
 import { AuthService } from './auth.service';
@@ -23,10 +23,9 @@ import {
 } from './dto/auth.dto';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 
-// Auth routes open their own system-context transactions, so a refusal can commit its audit row.
-const OWN_TX = { transaction: 'none' } as const;
-
 @ApiTags('auth')
+// Auth routes open their own system-context transactions, so a refusal can commit its audit row.
+@NoRequestTransaction()
 @Controller('auth')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
@@ -41,9 +40,8 @@ export class AuthController {
    */
   @Post('login')
   @HttpCode(200)
-  @Public(OWN_TX)
-  @Throttle({ default: { limit: 10, ttl: 60_000 } })
-  @RateKey((req) => `login:${req.ip}:${String(req.body?.email ?? '').toLowerCase()}`)
+  @Public()
+  @Throttle({ default: { limit: 10, ttl: 60_000, getTracker: (req) => `login:${req.ip}:${String(req.body?.email ?? '').toLowerCase()}` } })
   @AuthRateLimits(LOGIN_PER_ADDRESS)
   @ApiExtraModels(TokenPairDto, MfaChallengeDto)
   @ApiOkResponse({
@@ -64,7 +62,7 @@ export class AuthController {
    */
   @Post('mfa/verify')
   @HttpCode(200)
-  @Public(OWN_TX)
+  @Public()
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @ApiErrors({ 401: ['invalid_mfa_code', 'invalid_mfa_token'] })
   verifyMfa(@Body() dto: MfaVerifyDto): Promise<TokenPairDto> {
@@ -82,7 +80,7 @@ export class AuthController {
    */
   @Post('mfa/enroll')
   @HttpCode(200)
-  @Auth(OWN_TX)
+  @Auth()
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
   @ApiErrors({ 400: ['invalid_current_password'], 403: ['recent_sign_in_required', 'mfa_required', 'session_required'] })
@@ -99,7 +97,7 @@ export class AuthController {
    */
   @Post('mfa/activate')
   @HttpCode(200)
-  @Auth(OWN_TX)
+  @Auth()
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @AuthRateLimits(MFA_ACTIVATE_PER_ACCOUNT)
   @ApiErrors({ 400: ['mfa_not_enrolling'], 401: ['invalid_mfa_code'], 403: ['session_required'] })
@@ -115,7 +113,7 @@ export class AuthController {
    */
   @Post('refresh')
   @HttpCode(200)
-  @Public(OWN_TX)
+  @Public()
   @ApiErrors({ 401: ['invalid_refresh_token'] })
   refresh(@Body() dto: RefreshDto): Promise<TokenPairDto> {
     return this.auth.refresh(dto.refreshToken);
@@ -124,7 +122,7 @@ export class AuthController {
   /** Signs out: ends the caller's session and the tokens issued for it. */
   @Post('logout')
   @HttpCode(200)
-  @Auth(OWN_TX)
+  @Auth()
   logout(@CurrentPrincipal() principal: Principal): Promise<SuccessMessageDto> {
     return this.auth.logout(principal);
   }
@@ -137,7 +135,7 @@ export class AuthController {
    */
   @Post('forgot-password')
   @HttpCode(200)
-  @Public(OWN_TX)
+  @Public()
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   forgotPassword(@Body() dto: ForgotPasswordDto): Promise<SuccessMessageDto> {
     return this.auth.forgotPassword(dto.email);
@@ -151,7 +149,7 @@ export class AuthController {
    */
   @Post('reset-password')
   @HttpCode(200)
-  @Public(OWN_TX)
+  @Public()
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @ApiErrors({ 400: ['invalid_reset_token'] })
   resetPassword(@Body() dto: ResetPasswordDto): Promise<SuccessMessageDto> {
@@ -166,7 +164,7 @@ export class AuthController {
    */
   @Post('change-password')
   @HttpCode(200)
-  @Auth(OWN_TX)
+  @Auth()
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
   @ApiErrors({ 400: ['invalid_current_password'], 403: ['session_required'] })
@@ -180,7 +178,7 @@ export class AuthController {
    * @remarks Scope, organization or partner, whether the session satisfied MFA, and its permissions.
    */
   @Get('me')
-  @Auth(OWN_TX)
+  @Auth()
   me(@CurrentPrincipal() principal: Principal): Promise<MeDto> {
     return this.auth.me(principal);
   }

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyEntity } from './api-keys/api-key.entity';
 import { ApiKeyController } from './api-keys/api-key.controller';
 import { ApiKeyRepository } from './api-keys/api-key.repository';
 import { ApiKeyService } from './api-keys/api-key.service';
@@ -12,13 +14,16 @@ import { MfaService } from './mfa.service';
 import { PasswordLoginPolicy } from './password-login-policy.service';
 import { PasswordService } from './password.service';
 import { PrincipalRepository } from './principal.repository';
+import { PrincipalSource } from '../../common/principal-source';
 import { PrincipalResolver } from './principal-resolver.service';
 import { SessionService } from './session.service';
 import { TokenService } from './token.service';
+import { UserAccountsModule } from '../tenancy/users/user-accounts.module';
 
 @Module({
+  imports: [TypeOrmModule.forFeature([ApiKeyEntity]), UserAccountsModule],
   controllers: [AuthController, ApiKeyController],
-  providers: [AuthService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, PasswordService, MfaService, MailService, PasswordLoginPolicy, PrincipalRepository, PrincipalResolver, ApiKeyService, ApiKeyRepository],
-  exports: [PrincipalResolver, SessionService, TokenService, PasswordService, MailService, PasswordLoginPolicy, AuthRepository],
+  providers: [AuthService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, PasswordService, MfaService, MailService, PasswordLoginPolicy, PrincipalRepository, PrincipalResolver, { provide: PrincipalSource, useExisting: PrincipalResolver }, ApiKeyService, ApiKeyRepository],
+  exports: [PrincipalResolver, PrincipalSource, SessionService, TokenService, PasswordService, MailService, PasswordLoginPolicy],
 })
 export class AuthModule {}

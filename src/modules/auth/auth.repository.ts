@@ -185,29 +185,45 @@ export class AuthRepository {
     )) === 1;
   }
 
+  /**
+   * Ends every live session a provider minted, with its refresh tokens (expired now, so a later
+   * refresh is simply invalid). System context only: sessions are visible to their own user
+   * otherwise. Returns the ended sessions.
+   */
+  endSessionsMintedBy(providerId: string, reason: string): Promise<{ id: string; user_id: string }[]> {
+    return this.db.rows<{ id: string; user_id: string }>(
+      `WITH ended AS (
+         UPDATE sessions SET revoked_at = now(), revoked_reason = $2
+          WHERE sso_provider_id = $1 AND revoked_at IS NULL AND expires_at > now()
+         RETURNING id, user_id
+       ), spent AS (
+         UPDATE refresh_tokens SET expires_at = least(expires_at, now())
+          WHERE session_id IN (SELECT id FROM ended) AND used_at IS NULL
+       )
+       SELECT id, user_id FROM ended`,
+      [providerId, reason],
+    );
+  }
+
+  /** Ends the given live sessions and expires their unused refresh tokens, in the caller's transaction. */
+  endSessions(sessionIds: string[], reason: string): Promise<{ id: string; user_id: string }[]> {
+    return this.db.rows<{ id: string; user_id: string }>(
+      `WITH ended AS (
+         UPDATE sessions SET revoked_at = now(), revoked_reason = $2
+          WHERE id = ANY ($1::uuid[]) AND revoked_at IS NULL
+         RETURNING id, user_id
+       ), spent AS (
+         UPDATE refresh_tokens SET expires_at = least(expires_at, now())
+          WHERE session_id = ANY ($1::uuid[]) AND used_at IS NULL
+       )
+       SELECT id, user_id FROM ended`,
+      [sessionIds, reason],
+    );
+  }
+
   /** Ends the account's MFA challenges (they were issued against a password that changed). */
   async deleteMfaChallenges(userId: string): Promise<void> {
     await this.db.exec(`DELETE FROM mfa_challenges WHERE user_id = $1`, [userId]);
-  }
-
-  /** Records the TOTP step as used; false when that step (or a later one) was already used. */
-  async claimTotpStep(userId: string, step: number): Promise<boolean> {
-    return (await this.db.exec(
-      `UPDATE users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2)`,
-      [userId, step],
-    )) === 1;
-  }
-
-  async setPendingTotp(userId: string, sealed: string): Promise<void> {
-    await this.db.exec(`UPDATE users SET totp_pending_secret = $2, updated_at = now() WHERE id = $1`, [userId, sealed]);
-  }
-
-  async activateTotp(userId: string, sealed: string): Promise<void> {
-    await this.db.exec(`UPDATE users SET totp_secret = $2, totp_pending_secret = NULL, updated_at = now() WHERE id = $1`, [userId, sealed]);
-  }
-
-  async setPassword(userId: string, hash: string): Promise<void> {
-    await this.db.exec(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [userId, hash]);
   }
 
   /**

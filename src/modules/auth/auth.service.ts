@@ -3,8 +3,8 @@ import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { randomToken, SecretBox, tokenHash } from '../../infra/crypto/secret-box.service';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../common/principal';
-import { AppException } from '../../common/errors/app.exception';
 import { AuditService } from '../audit/audit.service';
+import { refuse, RefusalService } from '../audit/refusal.service';
 import { AfterResponseService } from './after-response.service';
 import { AuthErrors } from './auth.errors';
 import { AuthRepository, UserAuthRow } from './auth.repository';
@@ -15,6 +15,7 @@ import { PasswordService } from './password.service';
 import { PrincipalResolver } from './principal-resolver.service';
 import { SessionService } from './session.service';
 import type { MeDto, MfaChallengeDto, MfaEnrollmentDto, SuccessMessageDto, TokenPairDto } from './dto/auth.dto';
+import { UserCredentialService } from '../tenancy/users/user-credential.service';
 
 const RESET_TOKEN_TTL_SECONDS = 3600;
 const FORGOT_MESSAGE = 'If an account exists for that address, a reset link has been sent.';
@@ -35,6 +36,7 @@ export class AuthService {
 
   constructor(
     private readonly repo: AuthRepository,
+    private readonly credentials: UserCredentialService,
     private readonly tx: TenantTransaction,
     private readonly passwords: PasswordService,
     private readonly mfa: MfaService,
@@ -45,6 +47,7 @@ export class AuthService {
     private readonly principals: PrincipalResolver,
     private readonly audit: AuditService,
     private readonly afterResponse: AfterResponseService,
+    private readonly refusals: RefusalService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -52,53 +55,51 @@ export class AuthService {
    * Password sign-in. A wrong password, an unknown email and a refusal under SSO enforcement
    * all give the same answer after the same amount of work.
    */
-  async login(email: string, password: string): Promise<TokenPairDto | MfaChallengeDto> {
-    // The refusal is decided inside the transaction but thrown after it commits, so its audit row stays.
-    const outcome = await this.tx.withSystemContext('password sign-in looks the account up by email', async () => {
+  login(email: string, password: string): Promise<TokenPairDto | MfaChallengeDto> {
+    return this.refusals.withSystemContext('password sign-in looks the account up by email', async () => {
       const user = await this.repo.userByEmail(email);
       const passwordOk = await this.passwords.verify(user?.password_hash, password);
-      if (!user || !passwordOk || user.status !== 'active') return AuthErrors.invalidCredentials();
+      if (!user || !passwordOk || user.status !== 'active') throw AuthErrors.invalidCredentials();
       if (await this.policy.isSsoEnforced(user.id)) {
-        await this.audit.record({ action: 'auth.login.refused_sso_enforced', resourceType: 'user', resourceId: user.id, actor: { type: 'user', id: user.id } });
-        return AuthErrors.invalidCredentials();
+        // Recorded in this same transaction (nothing else was written), so this answer costs what the others cost.
+        refuse(AuthErrors.invalidCredentials(), {
+          keepWork: true,
+          audit: { action: 'auth.login.refused_sso_enforced', resourceType: 'user', resourceId: user.id, actor: { type: 'user', id: user.id } },
+        });
       }
       if (user.totp_secret) return { mfaRequired: true as const, mfaToken: await this.issueMfaChallenge(user.id) };
       return this.openSession(user, false);
     });
-    if (outcome instanceof AppException) throw outcome;
-    return outcome;
   }
 
   /**
    * The second sign-in step. The challenge is a row: each wrong code spends one of its five
    * attempts and one of the account's ten per fifteen minutes, whatever address it comes from,
    * and the right code consumes it (compare-and-set), so one challenge opens one session at most.
-   * Refusals are returned out of the transaction and thrown after it commits, so the spent
-   * attempts stay spent.
+   * A wrong code is refused with its work kept, so the spent attempts stay spent.
    */
-  async verifyMfa(mfaToken: string, code: string): Promise<TokenPairDto> {
+  verifyMfa(mfaToken: string, code: string): Promise<TokenPairDto> {
     const hash = tokenHash(mfaToken);
-    const outcome = await this.tx.withSystemContext('second sign-in step for an account not yet signed in', async () => {
+    return this.refusals.withSystemContext('second sign-in step for an account not yet signed in', async () => {
       const owner = await this.repo.mfaChallengeOwner(hash);
       // The account first, then its challenge: one account's verifications (and password changes) queue on the account row.
       const user = owner ? await this.repo.lockUser(owner) : null;
       const challenge = user ? await this.repo.lockMfaChallenge(hash, MFA_CHALLENGE_ATTEMPTS) : null;
-      if (!user || !challenge?.open || user.status !== 'active' || !user.totp_secret) return AuthErrors.invalidMfaToken();
+      if (!user || !challenge?.open || user.status !== 'active' || !user.totp_secret) throw AuthErrors.invalidMfaToken();
       const budget = await this.repo.recentWrongMfaCodes(user.id, MFA_ACCOUNT_WINDOW_SECONDS);
-      if (budget.wrong >= MFA_ACCOUNT_WRONG_CODES) return AuthErrors.mfaAccountLimited(budget.retryAfterSeconds);
+      if (budget.wrong >= MFA_ACCOUNT_WRONG_CODES) throw AuthErrors.mfaAccountLimited(budget.retryAfterSeconds);
       const step = this.mfa.matchingStep(this.box.decrypt(user.totp_secret, totpContext(user.id)), code);
-      if (step === null || !(await this.repo.claimTotpStep(user.id, step))) {
+      if (step === null || !(await this.credentials.claimTotpStep(user.id, step))) {
         const spent = await this.repo.recordWrongMfaCode(challenge.id, MFA_CHALLENGE_ATTEMPTS);
-        if (spent === MFA_CHALLENGE_ATTEMPTS) {
-          await this.audit.record({ action: 'auth.mfa.challenge_burned', resourceType: 'user', resourceId: user.id, actor: { type: 'system', id: null }, details: { attempts: spent } });
-        }
-        return AuthErrors.invalidMfaCode();
+        const burned = spent === MFA_CHALLENGE_ATTEMPTS;
+        refuse(AuthErrors.invalidMfaCode(), {
+          keepWork: true,
+          audit: burned ? { action: 'auth.mfa.challenge_burned', resourceType: 'user', resourceId: user.id, actor: { type: 'system', id: null }, details: { attempts: spent } } : null,
+        });
       }
-      if (!(await this.repo.consumeMfaChallenge(challenge.id, MFA_CHALLENGE_ATTEMPTS))) return AuthErrors.invalidMfaToken();
+      if (!(await this.repo.consumeMfaChallenge(challenge.id, MFA_CHALLENGE_ATTEMPTS))) refuse(AuthErrors.invalidMfaToken(), { keepWork: true });
       return this.openSession(user, true);
     });
-    if (outcome instanceof AppException) throw outcome;
-    return outcome;
   }
 
   /**
@@ -115,7 +116,7 @@ export class AuthService {
       if (replacing && !principal.mfa) throw AuthErrors.mfaRequired();
       await this.reauthenticate(principal, user, password);
       const secret = this.mfa.newSecret();
-      await this.repo.setPendingTotp(user.id, this.box.encrypt(secret, totpContext(user.id)));
+      await this.credentials.setPendingTotp(user.id, this.box.encrypt(secret, totpContext(user.id)));
       await this.audit.record({ action: 'auth.mfa.enroll', resourceType: 'user', resourceId: user.id, orgId: principal.orgId, partnerId: principal.partnerId, details: { replacing } });
       return { secret, otpauthUrl: this.mfa.otpauthUrl(user.email, secret) };
     });
@@ -133,7 +134,7 @@ export class AuthService {
       const replacing = !!user.totp_secret;
       if (replacing && !principal.mfa) throw AuthErrors.mfaRequired();
       await this.checkTotp(user.id, this.box.decrypt(user.totp_pending_secret, totpContext(user.id)), code);
-      await this.repo.activateTotp(user.id, user.totp_pending_secret);
+      await this.credentials.activateTotp(user.id, user.totp_pending_secret);
       await this.audit.record({ action: 'auth.mfa.activate', resourceType: 'user', resourceId: user.id, orgId: principal.orgId, partnerId: principal.partnerId, details: { replacing } });
       return { email: user.email, replacing };
     });
@@ -144,9 +145,9 @@ export class AuthService {
     return { success: true, message: 'Multi-factor authentication is enabled; sign in again to use it' };
   }
 
-  /** Rotates the refresh token; a rotated token presented again revokes its whole session. */
-  async refresh(refreshToken: string): Promise<TokenPairDto> {
-    const outcome = await this.tx.withSystemContext('refresh tokens identify their session', async () => {
+  /** Rotates the refresh token; a rotated token presented again revokes its whole session (the refusal keeps that work). */
+  refresh(refreshToken: string): Promise<TokenPairDto> {
+    return this.refusals.withSystemContext('refresh tokens identify their session', async () => {
       const hash = tokenHash(refreshToken);
       const used = await this.repo.consumeRefreshToken(hash);
       if (!used) {
@@ -156,10 +157,10 @@ export class AuthService {
           this.principals.forgetSession(known.session_id);
           this.logger.warn(`Refresh token reuse detected: session ${known.session_id} revoked`);
         }
-        return AuthErrors.invalidRefreshToken();
+        refuse(AuthErrors.invalidRefreshToken(), { keepWork: true });
       }
       const session = await this.repo.session(used.session_id);
-      if (!session) return AuthErrors.invalidRefreshToken();
+      if (!session) refuse(AuthErrors.invalidRefreshToken(), { keepWork: true });
       return this.sessions.pair(session.id, {
         userId: session.user_id,
         scope: session.scope as 'organization' | 'partner',
@@ -168,8 +169,6 @@ export class AuthService {
         mfa: session.mfa,
       });
     });
-    if (outcome instanceof AppException) throw outcome;
-    return outcome;
   }
 
   logout(principal: Principal): Promise<SuccessMessageDto> {
@@ -211,7 +210,7 @@ export class AuthService {
     return this.tx.withSystemContext('a reset token identifies its account', async () => {
       const row = await this.repo.consumeResetToken(tokenHash(token));
       if (!row || (await this.policy.isSsoEnforced(row.user_id))) throw AuthErrors.invalidResetToken();
-      await this.repo.setPassword(row.user_id, await this.passwords.hash(password));
+      await this.credentials.setPassword(row.user_id, await this.passwords.hash(password));
       await this.endPasswordCredentials(row.user_id);
       await this.repo.revokeUserSessions(row.user_id, 'password_reset');
       this.principals.forgetUser(row.user_id);
@@ -223,7 +222,7 @@ export class AuthService {
     return this.tx.withSystemContext('a user changes their own password', async () => {
       const user = await this.requireSessionUser(principal);
       if (!(await this.passwords.verify(user.password_hash, current))) throw AuthErrors.wrongPassword();
-      await this.repo.setPassword(user.id, await this.passwords.hash(next));
+      await this.credentials.setPassword(user.id, await this.passwords.hash(next));
       await this.endPasswordCredentials(user.id);
       await this.repo.revokeUserSessions(user.id, 'password_changed', principal.sessionId);
       this.principals.forgetUser(user.id);
@@ -245,7 +244,7 @@ export class AuthService {
   private async openSession(user: UserAuthRow, mfa: boolean): Promise<TokenPairDto> {
     const scope = await this.repo.loginScope(user.id);
     if (!scope) throw AuthErrors.noAccess();
-    const pair = await this.sessions.open({ userId: user.id, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa, authMethod: 'password' });
+    const { pair } = await this.sessions.open({ userId: user.id, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa, authMethod: 'password' });
     await this.audit.record({ action: 'auth.login', orgId: scope.org_id, partnerId: scope.partner_id, resourceType: 'user', resourceId: user.id, actor: { type: 'user', id: user.id }, details: { method: 'password', mfa } });
     return pair;
   }
@@ -274,7 +273,7 @@ export class AuthService {
 
   private async checkTotp(userId: string, secret: string, code: string): Promise<void> {
     const step = this.mfa.matchingStep(secret, code);
-    if (step === null || !(await this.repo.claimTotpStep(userId, step))) throw AuthErrors.invalidMfaCode();
+    if (step === null || !(await this.credentials.claimTotpStep(userId, step))) throw AuthErrors.invalidMfaCode();
   }
 
   /** Account self-service (password, MFA) belongs to the person at a session, never to an API key acting for them. */

@@ -1,4 +1,6 @@
+import { PrincipalSource } from '../../common/principal-source';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { ANONYMOUS, hasPermission, Principal } from '../../common/principal';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
@@ -6,6 +8,7 @@ import { tokenHash } from '../../infra/crypto/secret-box.service';
 import { notCovered } from '../tenancy/roles/permission-set.util';
 import { ApiKeyPrincipalRow, GrantRow, PrincipalRepository } from './principal.repository';
 import { TokenService } from './token.service';
+import { ScimConnectionLookup } from './scim-connection-lookup';
 
 const CACHE_MAX_ENTRIES = 10_000;
 
@@ -18,8 +21,9 @@ const CACHE_MAX_ENTRIES = 10_000;
  * staleness of a membership or permission change, not the token.
  */
 @Injectable()
-export class PrincipalResolver {
-  private readonly cache = new Map<string, { principal: Principal | null; expires: number }>();
+export class PrincipalResolver implements PrincipalSource {
+  /** The least recently used callers beyond CACHE_MAX_ENTRIES are dropped; an entry older than the TTL is never answered. */
+  private readonly cache: LRUCache<string, { principal: Principal | null }>;
   /**
    * Bumped by every forget: a lookup that started before a revocation committed must not put what
    * it read into the cache after the revocation dropped it (it would outlive the revocation by a TTL).
@@ -31,7 +35,10 @@ export class PrincipalResolver {
     private readonly repo: PrincipalRepository,
     private readonly tx: TenantTransaction,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly scimConnections: ScimConnectionLookup,
+  ) {
+    this.cache = new LRUCache({ max: CACHE_MAX_ENTRIES, ttl: Math.max(config.principalCacheTtlMs, 1) });
+  }
 
   forgetSession(sessionId: string): void {
     this.epoch++;
@@ -41,7 +48,7 @@ export class PrincipalResolver {
   /** Every credential acting for this person: their sessions and the API keys they created. */
   forgetUser(userId: string): void {
     this.epoch++;
-    for (const [key, entry] of this.cache) if (entry.principal?.userId === userId) this.cache.delete(key);
+    for (const [key, entry] of this.cache.entries()) if (entry.principal?.userId === userId) this.cache.delete(key);
   }
 
   /** After a change that may touch many callers at once (a role's permissions). */
@@ -67,7 +74,7 @@ export class PrincipalResolver {
   /** After a SCIM connection's token is rotated or revoked. */
   forgetScimConnection(connectionId: string): void {
     this.epoch++;
-    for (const [key, entry] of this.cache) if (entry.principal?.scimConnectionId === connectionId) this.cache.delete(key);
+    for (const [key, entry] of this.cache.entries()) if (entry.principal?.scimConnectionId === connectionId) this.cache.delete(key);
   }
 
   async fromAgentToken(token: string): Promise<Principal | null> {
@@ -75,19 +82,13 @@ export class PrincipalResolver {
   }
 
   private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
-    const ttl = this.config.principalCacheTtlMs;
-    if (ttl <= 0) return load();
-    const now = Date.now();
+    if (this.config.principalCacheTtlMs <= 0) return load();
     const hit = this.cache.get(key);
-    if (hit && hit.expires > now) return hit.principal;
+    if (hit) return hit.principal;
     const epoch = this.epoch;
     const principal = await load();
     if (epoch !== this.epoch) return principal;
-    if (this.cache.size >= CACHE_MAX_ENTRIES) {
-      for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
-      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
-    }
-    this.cache.set(key, { principal, expires: now + ttl });
+    this.cache.set(key, { principal });
     return principal;
   }
 
@@ -171,7 +172,7 @@ export class PrincipalResolver {
    */
   private fromScimConnection(token: string): Promise<Principal | null> {
     return this.tx.withSystemContext('resolve a SCIM connection and the administrator it acts for', async () => {
-      const row = await this.repo.scimConnection(tokenHash(token));
+      const row = await this.scimConnections.byTokenHash(tokenHash(token));
       if (!row || !row.acting_user_id || row.acting_user_status !== 'active') return null;
       const base: Principal = { ...ANONYMOUS, kind: 'scim', userId: row.acting_user_id, scimConnectionId: row.id, mfa: false };
       const write = (g: GrantRow | null): g is GrantRow => !!g && hasPermission(g.permissions, 'organizations:write');

@@ -49,17 +49,6 @@ const PRINCIPAL_API_KEY = prepared(
      FROM k LEFT JOIN users u ON u.id = k.created_by`,
 );
 
-// A SCIM connection with the state of the administrator whose authority it uses.
-const PRINCIPAL_SCIM_CONNECTION = prepared(
-  'principal_scim_connection',
-  `WITH c AS (
-     UPDATE scim_connections SET last_used_at = now()
-      WHERE token_hash = $1 AND revoked_at IS NULL
-      RETURNING id, org_id, partner_id, acting_user_id)
-   SELECT c.id, c.org_id, c.partner_id, c.acting_user_id, u.status AS acting_user_status
-     FROM c LEFT JOIN users u ON u.id = c.acting_user_id`,
-);
-
 const PRINCIPAL_ORG_PARTNER = prepared(
   'principal_org_partner',
   `SELECT o.partner_id FROM organizations o JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
@@ -103,14 +92,6 @@ export interface GrantRow {
   partner_id: string | null;
   /** Partner grants only: the membership reaches all organizations of the partner. */
   partner_wide?: boolean;
-}
-
-export interface ScimConnectionPrincipalRow {
-  id: string;
-  org_id: string | null;
-  partner_id: string | null;
-  acting_user_id: string | null;
-  acting_user_status: string | null;
 }
 
 export interface ApiKeyPrincipalRow {
@@ -163,10 +144,6 @@ export class PrincipalRepository {
       PRINCIPAL_API_KEY,
       [keyHash],
     );
-  }
-
-  async scimConnection(tokenHash: string): Promise<ScimConnectionPrincipalRow | null> {
-    return this.db.one(PRINCIPAL_SCIM_CONNECTION, [tokenHash]);
   }
 
   async orgPartner(orgId: string): Promise<string | null> {

@@ -14,6 +14,11 @@ export interface NewSession {
   ssoProviderId?: string | null;
 }
 
+export interface OpenedSession {
+  sessionId: string;
+  pair: TokenPairDto;
+}
+
 /**
  * Sessions and their token pairs. Must run inside a transaction (the caller's), so a session is
  * written together with whatever else the sign-in records.
@@ -25,9 +30,10 @@ export class SessionService {
     private readonly tokens: TokenService,
   ) {}
 
-  async open(s: NewSession): Promise<TokenPairDto> {
+  /** The new session's id with its first token pair, so the caller can refer to the session without reading its own token. */
+  async open(s: NewSession): Promise<OpenedSession> {
     const sessionId = await this.repo.createSession({ ...s, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
-    return this.pair(sessionId, s);
+    return { sessionId, pair: await this.pair(sessionId, s) };
   }
 
   async pair(sessionId: string, s: Pick<NewSession, 'userId' | 'scope' | 'orgId' | 'partnerId' | 'mfa'>): Promise<TokenPairDto> {
@@ -35,5 +41,22 @@ export class SessionService {
     await this.repo.insertRefreshToken(sessionId, s.userId, tokenHash(refreshToken), REFRESH_TOKEN_TTL_SECONDS);
     const accessToken = await this.tokens.signAccess({ sub: s.userId, sid: sessionId, scope: s.scope, orgId: s.orgId, partnerId: s.partnerId, mfa: s.mfa });
     return { accessToken, refreshToken, expiresInSeconds: ACCESS_TOKEN_TTL_SECONDS };
+  }
+
+  /**
+   * Ends the live sessions an SSO provider minted and their refresh tokens, in the caller's
+   * transaction (system context: other users' sessions). Returns the ended sessions.
+   */
+  endMintedBy(providerId: string, reason: string): Promise<{ id: string; user_id: string }[]> {
+    return this.repo.endSessionsMintedBy(providerId, reason);
+  }
+
+  /**
+   * Ends the given sessions (revoked, their unused refresh tokens expired now, so a later refresh is
+   * simply invalid), in the caller's transaction. Returns the sessions that were live.
+   */
+  async end(sessionIds: string[], reason: string): Promise<{ id: string; user_id: string }[]> {
+    if (sessionIds.length === 0) return [];
+    return this.repo.endSessions(sessionIds, reason);
   }
 }

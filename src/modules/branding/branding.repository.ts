@@ -1,37 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../infra/database/db.service';
+import { PartnerLoginBrandingEntity } from './partner-login-branding.entity';
 
-export interface BrandingRow {
-  partner_id: string;
-  logo_url: string | null;
-  accent_color: string | null;
-  headline: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type BrandingValues = Pick<PartnerLoginBrandingEntity, 'logoUrl' | 'accentColor' | 'headline'>;
 
-export interface BrandingValues {
-  logoUrl: string | null;
-  accentColor: string | null;
-  headline: string | null;
-}
-
+/** The only writer of partner_login_branding, through the request's transaction (Db.repo). */
 @Injectable()
 export class BrandingRepository {
   constructor(private readonly db: Db) {}
 
-  find(partnerId: string): Promise<BrandingRow | null> {
-    return this.db.one<BrandingRow>(`SELECT * FROM partner_login_branding WHERE partner_id = $1`, [partnerId]);
+  async find(partnerId: string): Promise<PartnerLoginBrandingEntity | null> {
+    return (await this.db.repo(PartnerLoginBrandingEntity)).findOneBy({ partnerId });
   }
 
-  /** Full replace: every column takes the given value, null included. */
-  replace(partnerId: string, b: BrandingValues): Promise<BrandingRow | null> {
-    return this.db.one<BrandingRow>(
-      `INSERT INTO partner_login_branding (partner_id, logo_url, accent_color, headline) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (partner_id) DO UPDATE
-         SET logo_url = excluded.logo_url, accent_color = excluded.accent_color, headline = excluded.headline, updated_at = now()
-       RETURNING *`,
-      [partnerId, b.logoUrl, b.accentColor, b.headline],
-    );
+  /**
+   * Full replace: every column takes the given value, null included, in one statement
+   * (INSERT … ON CONFLICT DO UPDATE, updated_at set to its default). The upsert fills the
+   * generated columns of the entity it was given.
+   */
+  async replace(partnerId: string, values: BrandingValues): Promise<PartnerLoginBrandingEntity> {
+    const repo = await this.db.repo(PartnerLoginBrandingEntity);
+    const row = repo.create({ partnerId, ...values });
+    await repo.upsert(row, ['partnerId']);
+    return row;
   }
 }

@@ -4,13 +4,14 @@ import type { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
 import { mapViolations } from '../../common/errors/pg-error.util';
 import { BrandingErrors } from './branding.errors';
-import { BrandingRepository, BrandingRow, BrandingValues } from './branding.repository';
+import { BrandingRepository, BrandingValues } from './branding.repository';
+import type { PartnerLoginBrandingEntity } from './partner-login-branding.entity';
 import type { LoginBrandingDto, LoginBrandingResponseDto, ReplaceLoginBrandingDto } from './branding.dto';
 
 const EMPTY: LoginBrandingDto = Object.freeze({ logoUrl: null, accentColor: null, headline: null });
 
-function toDto(r: BrandingRow | null): LoginBrandingDto {
-  return r ? { logoUrl: r.logo_url, accentColor: r.accent_color, headline: r.headline } : { ...EMPTY };
+function toDto(r: PartnerLoginBrandingEntity | null): LoginBrandingDto {
+  return r ? { logoUrl: r.logoUrl, accentColor: r.accentColor, headline: r.headline } : { ...EMPTY };
 }
 
 function normalise(dto: ReplaceLoginBrandingDto): BrandingValues {
@@ -61,7 +62,7 @@ export class BrandingService {
   loginBrandingFor(partnerId: string): Promise<LoginBrandingDto | null> {
     return this.tx.withSystemContext('the public login page shows the partner login branding', async () => {
       const row = await this.repo.find(partnerId);
-      if (!row || (row.logo_url === null && row.accent_color === null && row.headline === null)) return null;
+      if (!row || (row.logoUrl === null && row.accentColor === null && row.headline === null)) return null;
       return toDto(row);
     });
   }

@@ -51,6 +51,38 @@ describe('checking JSON values against a shape', () => {
     expect(checkShape(doc, { customers: [{ externalId: 'a', name: 'forbidden', seats: -1 }] })).toEqual([[['customers', 0, 'seats'], 'must be at least 0']]);
   });
 
+  it('reports one problem per value, the constraint named first, and an array of the wrong length as a whole', () => {
+    const shape: Shape = {
+      type: 'object',
+      properties: {
+        kind: { type: 'string', enum: ['a', 'b'], maxLength: 1, nullable: true },
+        list: { type: 'array', maxItems: 1, items: { type: 'integer' } },
+        version: { type: 'const', value: 1 },
+      },
+    };
+    expect(checkShape(shape, { kind: 'long', list: ['x', 'y'], version: '1' })).toEqual([
+      [['kind'], 'must be one of: a, b'],
+      [['list'], 'must have at most 1 items'],
+      [['version'], 'must be 1'],
+    ]);
+    expect(checkShape(shape, { kind: null, list: [1.5] })).toEqual([[['list', 0], 'must be a whole number']]);
+  });
+
+  it('says a missing value is required, with the path it was given', () => {
+    expect(checkShape({ type: 'any' }, undefined, ['settings'])).toEqual([[['settings'], 'a value is required']]);
+    expect(checkShape(doc, { customers: [{}] }, ['line 3'])).toEqual([
+      [['line 3', 'customers', 0, 'externalId'], 'is required'],
+      [['line 3', 'customers', 0, 'name'], 'is required'],
+    ]);
+  });
+
+  it('reports a cross-field check among the structural problems of other values, in document order', () => {
+    expect(checkShape(doc, { customers: [{ externalId: 'a', name: 'forbidden' }, { externalId: 5, name: 'B' }] })).toEqual([
+      [['name'], 'this name is reserved'],
+      [['customers', 1, 'externalId'], 'must be a string, not number'],
+    ]);
+  });
+
   it('stops after the limit', () => {
     const many = { customers: Array.from({ length: 50 }, () => ({})) };
     expect(checkShape(doc, many, [], 3)).toHaveLength(3);

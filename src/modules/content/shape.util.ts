@@ -1,3 +1,4 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { formatPath, Path, Problem } from './path.util';
 
 /**
@@ -27,86 +28,216 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
 
 const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
+/**
+ * The structure (types, required and unknown properties, lengths, ranges, patterns, formats) is
+ * checked by ajv against the shape's JSON Schema, so the schema the import format publishes is
+ * the one that is enforced. What a JSON Schema cannot say (items unique by a key, `check` rules
+ * relating values) runs on each value whose own structure holds, and its problems take their
+ * place in document order among ajv's.
+ */
+const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, unicodeRegExp: false, validateFormats: true });
+ajv.addFormat('email', EMAIL);
+ajv.addFormat('date', DATE);
+ajv.addFormat('date-time', (v: string) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+const compiled = new WeakMap<Shape, ValidateFunction>();
+
 /** Problems of `value` against `shape`, in document order, at most `limit`. */
 export function checkShape(shape: Shape, value: unknown, path: Path = [], limit = 20): Problem[] {
-  const out: Problem[] = [];
-  visit(shape, value, path, out, limit);
-  return out.slice(0, limit);
+  if (value === undefined) return [[path, missing(shape)]];
+  let validate = compiled.get(shape);
+  if (!validate) compiled.set(shape, (validate = ajv.compile(validationSchema(shape))));
+  const structure = validate(value) ? [] : structureProblems(validate.errors ?? [], value);
+  const found: Ordered[] = structure.map(({ problem }) => ({ problem, key: documentOrder(shape, value, problem[0]) }));
+  const broken = new Set(structure.flatMap(({ problem: [p] }) => p.map((_, i) => JSON.stringify(p.slice(0, i))).concat(JSON.stringify(p))));
+  const stopped = new Set(structure.filter((s) => s.own).map(({ problem: [p] }) => JSON.stringify(p)));
+  rules(shape, value, [], { root: shape, value, broken, stopped, out: found });
+  found.sort((a, b) => compareOrder(a.key, b.key));
+  return found.slice(0, limit).map(({ problem: [p, m] }) => [[...path, ...p], m]);
 }
 
-function visit(s: Shape, v: unknown, path: Path, out: Problem[], limit: number): void {
-  if (out.length >= limit) return;
-  const start = out.length;
-  const add = (p: Path, m: string): void => {
-    out.push([p, m]);
-  };
-  if (v === null && s.nullable) return;
+interface Ordered {
+  problem: Problem;
+  /** Where it comes in the document (documentOrder); rules come after everything inside their value. */
+  key: number[];
+}
+
+/** No value at all (JSON has none, but code may pass one): what the shape would have wanted. */
+function missing(s: Shape): string {
   switch (s.type) {
     case 'any':
-      if (v === undefined) add(path, 'a value is required');
-      break;
+      return 'a value is required';
     case 'const':
-      if (v !== s.value) add(path, `must be ${JSON.stringify(s.value)}`);
-      return;
-    case 'string': {
-      if (typeof v !== 'string') return add(path, `must be a string, not ${typeName(v)}`);
-      if (s.enum && !s.enum.includes(v)) return add(path, `must be one of: ${s.enum.join(', ')}`);
-      if (s.minLength !== undefined && v.length < s.minLength) return add(path, `must be at least ${s.minLength} characters`);
-      if (s.maxLength !== undefined && v.length > s.maxLength) return add(path, `must be at most ${s.maxLength} characters`);
-      if (s.pattern && !s.pattern.test(v)) return add(path, `must match ${s.pattern.source}`);
-      if (s.format === 'email' && !EMAIL.test(v)) return add(path, 'must be an email address');
-      if (s.format === 'date' && !DATE.test(v)) return add(path, 'must be a date YYYY-MM-DD');
-      if (s.format === 'date-time' && !(DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)))) return add(path, 'must be an ISO 8601 date-time with a zone');
-      break;
-    }
+      return `must be ${JSON.stringify(s.value)}`;
     case 'integer':
-    case 'number': {
-      if (typeof v !== 'number' || !Number.isFinite(v)) return add(path, `must be a ${s.type === 'integer' ? 'whole number' : 'number'}`);
-      if (s.type === 'integer' && !Number.isInteger(v)) return add(path, 'must be a whole number');
-      if (s.minimum !== undefined && v < s.minimum) return add(path, `must be at least ${s.minimum}`);
-      if (s.maximum !== undefined && v > s.maximum) return add(path, `must be at most ${s.maximum}`);
-      break;
-    }
+      return 'must be a whole number';
+    case 'number':
+      return 'must be a number';
     case 'boolean':
-      if (typeof v !== 'boolean') return add(path, 'must be true or false');
-      break;
-    case 'array': {
-      if (!Array.isArray(v)) return add(path, `must be an array, not ${typeName(v)}`);
-      if (s.minItems !== undefined && v.length < s.minItems) return add(path, `must have at least ${s.minItems} items`);
-      if (s.maxItems !== undefined && v.length > s.maxItems) return add(path, `must have at most ${s.maxItems} items`);
-      const seen = new Map<unknown, number>();
-      for (let i = 0; i < v.length && out.length < limit; i++) {
-        const before = out.length;
-        visit(s.items, v[i], [...path, i], out, limit);
-        if (s.uniqueBy && out.length === before && v[i] && typeof v[i] === 'object') {
-          const key = (v[i] as Record<string, unknown>)[s.uniqueBy];
-          if (key !== undefined) {
-            if (seen.has(key)) add([...path, i, s.uniqueBy], `duplicates item ${seen.get(key)}`);
-            else seen.set(key, i);
-          }
-        }
-      }
-      break;
-    }
-    case 'object': {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) return add(path, `must be an object, not ${typeName(v)}`);
-      const o = v as Record<string, unknown>;
-      for (const [k, sub] of Object.entries(s.properties)) {
-        if (o[k] === undefined) {
-          if (s.required?.includes(k)) add([...path, k], 'is required');
-        } else visit(sub, o[k], [...path, k], out, limit);
-        if (out.length >= limit) return;
-      }
-      for (const k of Object.keys(o)) {
-        if (k in s.properties || o[k] === undefined) continue;
-        if (s.additionalProperties) visit(s.additionalProperties, o[k], [...path, k], out, limit);
-        else add([...path, k], 'is not a known property');
-        if (out.length >= limit) return;
-      }
-      break;
+      return 'must be true or false';
+    default:
+      return `must be ${s.type === 'string' ? 'a string' : s.type === 'array' ? 'an array' : 'an object'}, not undefined`;
+  }
+}
+
+/** The schema ajv checks: toJsonSchema's, with null admitted by enum and const of a nullable shape too. */
+function validationSchema(s: Shape): Record<string, unknown> {
+  const base = toJsonSchema(s);
+  delete base.description;
+  if (s.nullable && Array.isArray(base.enum)) base.enum = [...base.enum, null];
+  if (s.nullable && 'const' in base) {
+    base.enum = [base.const, null];
+    delete base.const;
+  }
+  if (s.type === 'array') base.items = validationSchema(s.items);
+  if (s.type === 'object') {
+    base.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, validationSchema(v)]));
+    if (s.additionalProperties) base.additionalProperties = validationSchema(s.additionalProperties);
+  }
+  return base;
+}
+
+/** When a value breaks several of its own constraints, the one named first is reported. */
+const PRECEDENCE = ['type', 'const', 'enum', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minItems', 'maxItems'];
+
+/** ajv's errors as problems: for each value the constraint named first, an array of the wrong length as a whole. */
+function structureProblems(errors: readonly ErrorObject[], root: unknown): { problem: Problem; own: boolean }[] {
+  const own = new Map<string, { rank: number; problem: Problem }>();
+  const children: Problem[] = [];
+  for (const e of errors) {
+    const at = pathOf(root, e.instancePath);
+    if (e.keyword === 'required') children.push([[...at, e.params.missingProperty as string], 'is required']);
+    else if (e.keyword === 'additionalProperties') children.push([[...at, e.params.additionalProperty as string], 'is not a known property']);
+    else {
+      const rank = PRECEDENCE.indexOf(e.keyword);
+      const key = JSON.stringify(at);
+      if (rank >= 0 && (own.get(key)?.rank ?? Infinity) > rank) own.set(key, { rank, problem: [at, messageOf(e)] });
     }
   }
-  if (s.check && out.length === start) out.push(...s.check(v as never, path));
+  const cut = [...own.values()].filter((o) => o.rank >= PRECEDENCE.indexOf('minItems')).map((o) => o.problem[0]);
+  const below = (p: Path) => cut.some((c) => c.length < p.length && c.every((seg, i) => p[i] === seg));
+  return [...[...own.values()].map((o) => ({ problem: o.problem, own: true })), ...children.map((problem) => ({ problem, own: false }))].filter(({ problem: [p] }) => !below(p));
+}
+
+function messageOf(e: ErrorObject): string {
+  const s = e.parentSchema as { type?: string | string[]; enum?: unknown[] };
+  const type = [s.type ?? []].flat().find((t) => t !== 'null');
+  switch (e.keyword) {
+    case 'type':
+      if (type === 'integer') return 'must be a whole number';
+      if (type === 'number') return 'must be a number';
+      if (type === 'boolean') return 'must be true or false';
+      return `must be ${type === 'string' ? 'a string' : type === 'array' ? 'an array' : 'an object'}, not ${typeName(e.data)}`;
+    case 'const':
+      return `must be ${JSON.stringify(e.params.allowedValue)}`;
+    case 'enum': {
+      const allowed = (e.params.allowedValues as unknown[]).filter((v) => v !== null);
+      return type === undefined ? `must be ${JSON.stringify(allowed[0])}` : `must be one of: ${allowed.join(', ')}`;
+    }
+    case 'minLength':
+      return `must be at least ${e.params.limit} characters`;
+    case 'maxLength':
+      return `must be at most ${e.params.limit} characters`;
+    case 'pattern':
+      return `must match ${e.params.pattern}`;
+    case 'format':
+      return e.params.format === 'email' ? 'must be an email address' : e.params.format === 'date' ? 'must be a date YYYY-MM-DD' : 'must be an ISO 8601 date-time with a zone';
+    case 'minimum':
+      return `must be at least ${e.params.limit}`;
+    case 'maximum':
+      return `must be at most ${e.params.limit}`;
+    case 'minItems':
+      return `must have at least ${e.params.limit} items`;
+    default:
+      return `must have at most ${e.params.limit} items`;
+  }
+}
+
+/** A JSON pointer into `root` as a path, array indexes as numbers. */
+function pathOf(root: unknown, pointer: string): Path {
+  const out: Path = [];
+  let at = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const index = Array.isArray(at) ? Number(seg) : NaN;
+    out.push(Array.isArray(at) ? index : seg);
+    at = (at as Record<string | number, unknown> | undefined)?.[Array.isArray(at) ? index : seg];
+  }
+  return out;
+}
+
+/**
+ * Where a path comes in the document as its shape reads it: the shape's properties in their
+ * declared order, then unknown properties in the value's order, array items by index.
+ */
+function documentOrder(shape: Shape | undefined, value: unknown, path: Path): number[] {
+  const out: number[] = [];
+  let s = shape;
+  let v = value;
+  for (const seg of path) {
+    if (typeof seg === 'number') {
+      out.push(seg);
+      s = s?.type === 'array' ? s.items : undefined;
+    } else {
+      const known = s?.type === 'object' ? Object.keys(s.properties) : [];
+      const i = known.indexOf(seg);
+      const keys = v && typeof v === 'object' ? Object.keys(v) : [];
+      out.push(i >= 0 ? i : known.length + Math.max(keys.indexOf(seg), 0));
+      s = s?.type === 'object' ? (s.properties[seg] ?? s.additionalProperties) : undefined;
+    }
+    v = (v as Record<string | number, unknown> | undefined)?.[seg];
+  }
+  return out;
+}
+
+function compareOrder(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+interface RuleRun {
+  root: Shape;
+  value: unknown;
+  /** Paths with a structural problem at or below them. */
+  broken: Set<string>;
+  /** Paths whose value itself is wrong (type, length…): nothing inside them is looked at. */
+  stopped: Set<string>;
+  out: Ordered[];
+}
+
+/**
+ * The rules beyond JSON Schema, as the structure walk always ran them: a `check` on a value with
+ * no problem inside it, uniqueness among the items that have none. Returns whether `v` is clean.
+ */
+function rules(s: Shape, v: unknown, path: Path, run: RuleRun): boolean {
+  const here = JSON.stringify(path);
+  if ((v === null && s.nullable) || run.stopped.has(here)) return !run.broken.has(here);
+  const before = run.out.length;
+  if (s.type === 'array' && Array.isArray(v)) {
+    const seen = new Map<unknown, number>();
+    for (let i = 0; i < v.length; i++) {
+      const itemClean = rules(s.items, v[i], [...path, i], run);
+      if (s.uniqueBy && itemClean && v[i] && typeof v[i] === 'object') {
+        const key = (v[i] as Record<string, unknown>)[s.uniqueBy];
+        if (key !== undefined) {
+          if (seen.has(key)) run.out.push({ problem: [[...path, i, s.uniqueBy], `duplicates item ${seen.get(key)}`], key: [...documentOrder(run.root, run.value, [...path, i]), Infinity, Infinity] });
+          else seen.set(key, i);
+        }
+      }
+    }
+  }
+  if (s.type === 'object' && v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    for (const [k, sub] of Object.entries(s.properties)) if (o[k] !== undefined) rules(sub, o[k], [...path, k], run);
+    if (s.additionalProperties) for (const k of Object.keys(o)) if (!(k in s.properties) && o[k] !== undefined) rules(s.additionalProperties, o[k], [...path, k], run);
+  }
+  let clean = !run.broken.has(here) && run.out.length === before;
+  if (s.check && clean) {
+    const problems = s.check(v as never, path);
+    const key = [...documentOrder(run.root, run.value, path), Infinity];
+    run.out.push(...problems.map((problem) => ({ problem, key })));
+    clean = problems.length === 0;
+  }
+  return clean;
 }
 
 /** JSON Schema (draft 2020-12) of a shape; `check` rules appear in descriptions only. */

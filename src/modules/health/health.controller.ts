@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../common/decorators/no-request-transaction.decorator';
 import { AppException } from '../../common/errors/app.exception';
 import { DrainState } from './drain-state';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
@@ -21,7 +22,8 @@ export class HealthController {
    * @remarks Public.
    */
   @Get()
-  @Public({ transaction: 'none' })
+  @Public()
+  @NoRequestTransaction()
   @ApiOkResponse({ description: 'The process runs.', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] } })
   live(): { status: 'ok' } {
     return { status: 'ok' };
@@ -34,7 +36,8 @@ export class HealthController {
    * @remarks Public.
    */
   @Get('ready')
-  @Public({ transaction: 'none' })
+  @Public()
+  @NoRequestTransaction()
   @HealthCheck()
   @ApiErrors({ 503: ['draining', 'not_ready'] })
   async ready(): Promise<HealthCheckResult> {

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/commo
 import { ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Auth, CurrentPrincipal } from '../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../common/decorators/no-request-transaction.decorator';
 import { UuidParam } from '../../common/pipes/uuid.pipe';
 import type { Principal } from '../../common/principal';
 import { IMPORT_JSON_MEDIA_TYPE } from './import-body.middleware';
@@ -35,7 +36,8 @@ export class ImportController {
     [IMPORT_JSON_MEDIA_TYPE]: { $ref: '#/components/schemas/InterchangeDocument' },
     'text/csv': { type: 'string', description: 'A CSV file with a header row (docs/import-format.md); `type` says what the rows are.' },
   }, { InterchangeDocument: INTERCHANGE_SCHEMA })
-  @Auth({ permission: 'imports:write', mfa: true, transaction: 'none' })
+  @Auth({ permission: 'imports:write', mfa: true })
+  @NoRequestTransaction()
   @ApiErrors({ 403: ['partner_scope_required'] })
   create(@CurrentPrincipal() principal: Principal, @Query() query: CreateImportQueryDto, @Req() req: Request): Promise<ImportResponseDto> {
     return this.imports.create(principal, query, { contentType: (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase(), body: req.body });

@@ -1,12 +1,12 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ClsService } from 'nestjs-cls';
+import { RequestContext } from '../../infra/context/request-context';
 import { AppException } from '../../common/errors/app.exception';
 import type { TenantScope } from '../../infra/database/tenant-scope';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../infra/jobs/jobs.service';
 import { AuditService } from '../audit/audit.service';
 import { ImportPlan, PhaseName, phaseSizes } from './document/import-plan';
-import { ImportDataRepository } from './import-data.repository';
+import { ImportLinkRepository } from './import-link.repository';
 import { emptyReport, ImportReport, PhaseRecorder, withPhase } from './import-report';
 import { ImportRepository, ImportRow } from './import.repository';
 import { ContactsPhase } from './phases/contacts.phase';
@@ -56,9 +56,9 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly repo: ImportRepository,
-    private readonly data: ImportDataRepository,
+    private readonly links: ImportLinkRepository,
     private readonly tx: TenantTransaction,
-    private readonly cls: ClsService,
+    private readonly cls: RequestContext,
     private readonly audit: AuditService,
     private readonly jobs: JobsService,
     organizations: OrganizationsPhase,
@@ -150,7 +150,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
       try {
         await this.fresh(() =>
           this.tx.run(scope, async () => {
-            await this.data.lockPartner(row.partner_id);
+            await this.links.lockPartner(row.partner_id);
             const out = await this.runPhase(row, plan, phase);
             report = withPhase(report, phase, out, 'completed');
             processed += sizes[phase];
@@ -181,7 +181,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
     try {
       await this.fresh(() =>
         this.tx.run(scope, async () => {
-          await this.data.lockPartner(row.partner_id);
+          await this.links.lockPartner(row.partner_id);
           for (const phase of row.phases) {
             await this.system('record the phase an import is in', () => this.repo.startPhase(row.id, phase));
             const started = Date.now();
@@ -271,7 +271,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
 
   /** A new async context: its own transaction, never the request's or another phase's. */
   private fresh<T>(fn: () => Promise<T>): Promise<T> {
-    return this.cls.run({ ifNested: 'override' }, fn);
+    return this.cls.run('fresh', fn);
   }
 
   private system<T>(reason: string, fn: () => Promise<T>): Promise<T> {

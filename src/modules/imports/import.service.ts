@@ -12,12 +12,13 @@ import { ImportPlan, phaseSizes, planFromContactsCsv, planFromInterchange, planF
 import { interchangeProblems } from './document/interchange.validator';
 import type { InterchangeDocument } from './document/interchange.types';
 import { IMPORT_JSON_MEDIA_TYPE } from './import-body.middleware';
-import { ContactRow, ImportDataRepository } from './import-data.repository';
 import { emptyReport, zeroCounts } from './import-report';
 import { ImportJob } from './import.job';
 import { ImportErrors } from './import.errors';
 import type { CreateImportQueryDto, ImportDto, ImportListDto, ImportMatchDto, ImportMatchListDto, ImportMatchResponseDto, ImportResponseDto, ListImportsQueryDto } from './import.dto';
 import { ImportRepository, ImportRow, MatchRow } from './import.repository';
+import type { ContactRecord } from '../content/contacts/contact-batch.repository';
+import { ContactService } from '../content/contacts/contact.service';
 
 export interface ImportUpload {
   /** The media type without parameters. */
@@ -79,7 +80,7 @@ function toMatchDto(m: MatchRow): ImportMatchDto {
 export class ImportService {
   constructor(
     private readonly repo: ImportRepository,
-    private readonly data: ImportDataRepository,
+    private readonly contacts: ContactService,
     private readonly job: ImportJob,
     private readonly tx: TenantTransaction,
     private readonly audit: AuditService,
@@ -146,9 +147,9 @@ export class ImportService {
     requireSite(principal, match.source.siteId);
     if (match.status !== 'pending') throw ImportErrors.matchResolved(match.status);
     const src = canonicalContact(match.source as Parameters<typeof canonicalContact>[0]);
-    let contact: ContactRow;
+    let contact: ContactRecord;
     if (action === 'merge') {
-      const candidate = match.candidate_id ? await this.data.contact(match.org_id, match.candidate_id) : null;
+      const candidate = match.candidate_id ? await this.contacts.record(match.org_id, match.candidate_id) : null;
       if (!candidate) throw ImportErrors.candidateGone();
       requireSite(principal, candidate.site_id);
       // The record fills in what it has; the existing contact keeps what the record lacks.
@@ -162,10 +163,10 @@ export class ImportService {
         site_id: src.siteId ?? candidate.site_id,
         external_id: match.external_id,
       };
-      await mapViolations(() => this.data.updateContacts([contact]), { unique: ImportErrors.externalIdTaken });
+      await mapViolations(() => this.contacts.upsertMany([], [contact]), { unique: ImportErrors.externalIdTaken });
     } else {
       contact = { id: randomUUID(), org_id: match.org_id, site_id: src.siteId, name: src.name, email: src.email, phones: src.phones, title: src.title, notes: src.notes, external_id: match.external_id };
-      await mapViolations(() => this.data.insertContacts([contact]), { unique: ImportErrors.externalIdTaken });
+      await mapViolations(() => this.contacts.upsertMany([contact], []), { unique: ImportErrors.externalIdTaken });
     }
     const resolved = await this.repo.resolveMatch(matchId, action === 'merge' ? 'merged' : 'created', contact.id, principal.userId);
     if (!resolved) throw ImportErrors.matchResolved('acknowledged');

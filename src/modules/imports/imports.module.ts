@@ -1,7 +1,10 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { JobsModule } from '../../infra/jobs/jobs.module';
+import { ContentModule } from '../content/content.module';
+import { PoliciesModule } from '../policies/policies.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
 import { ImportBodyMiddleware } from './import-body.middleware';
-import { ImportDataRepository } from './import-data.repository';
+import { ImportLinkRepository } from './import-link.repository';
 import { ImportController } from './import.controller';
 import { ImportJob } from './import.job';
 import { ImportRepository } from './import.repository';
@@ -17,13 +20,13 @@ import { ScriptsPhase } from './phases/scripts.phase';
 
 /** Migration from another RMM: interchange documents and CSV files, run as background jobs. */
 @Module({
-  imports: [JobsModule],
+  imports: [JobsModule, TenancyModule, ContentModule, PoliciesModule],
   controllers: [ImportController],
   providers: [
     ImportService,
     ImportJob,
     ImportRepository,
-    ImportDataRepository,
+    ImportLinkRepository,
     OrganizationsPhase,
     CustomFieldsPhase,
     DevicesPhase,

@@ -1,33 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import type { QueryDeepPartialEntity, Repository } from 'typeorm';
 import { Db } from '../../infra/database/db.service';
 import type { PolicyType } from './features/policy-feature.types';
 import type { TargetType } from './policy.dto';
-
-export interface PolicyRow {
-  id: string;
-  partner_id: string | null;
-  org_id: string | null;
-  type: PolicyType;
-  name: string;
-  description: string | null;
-  enabled: boolean;
-  features: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface AssignmentRow {
-  id: string;
-  partner_id: string;
-  org_id: string | null;
-  policy_id: string;
-  target_level: TargetType;
-  site_id: string | null;
-  device_group_id: string | null;
-  device_id: string | null;
-  priority: number;
-  created_at: Date;
-}
+import { PolicyAssignmentEntity, PolicyEntity } from './policy.entity';
 
 export interface AssignmentWrite {
   partnerId: string;
@@ -40,65 +16,89 @@ export interface AssignmentWrite {
   priority: number;
 }
 
+/**
+ * Policies and their assignments are entities, written through the request's transaction
+ * (Db.repo). The lookup of an assignment target reads tenancy's tables and stays SQL.
+ */
 @Injectable()
 export class PolicyRepository {
   constructor(private readonly db: Db) {}
 
-  list(f: { orgId?: string; type?: string; scope?: string }): Promise<PolicyRow[]> {
-    return this.db.rows<PolicyRow>(
-      `SELECT * FROM policies p
-        WHERE ($1::uuid IS NULL OR p.org_id = $1 OR p.partner_id = (SELECT o.partner_id FROM organizations o WHERE o.id = $1))
-          AND ($2::text IS NULL OR p.type = $2)
-          AND ($3::text IS NULL OR ($3 = 'partner') = (p.partner_id IS NOT NULL))
-        ORDER BY p.type, lower(p.name), p.org_id NULLS FIRST, p.id`,
-      [f.orgId ?? null, f.type ?? null, f.scope ?? null],
-    );
+  private policies(): Promise<Repository<PolicyEntity>> {
+    return this.db.repo(PolicyEntity);
   }
 
-  find(id: string): Promise<PolicyRow | null> {
-    return this.db.one<PolicyRow>(`SELECT * FROM policies WHERE id = $1`, [id]);
+  private assigned(): Promise<Repository<PolicyAssignmentEntity>> {
+    return this.db.repo(PolicyAssignmentEntity);
   }
 
-  insert(p: { partnerId: string | null; orgId: string | null; type: PolicyType; name: string; description: string | null; enabled: boolean; features: object }): Promise<PolicyRow | null> {
-    return this.db.one<PolicyRow>(
-      `INSERT INTO policies (partner_id, org_id, type, name, description, enabled, features) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING *`,
-      [p.partnerId, p.orgId, p.type, p.name, p.description, p.enabled, JSON.stringify(p.features)],
-    );
+  /** A query builder: the owner test goes through the organization, and names sort without regard to case. */
+  async list(f: { orgId?: string; type?: string; scope?: string }): Promise<PolicyEntity[]> {
+    const q = (await this.policies()).createQueryBuilder('p');
+    if (f.orgId) q.andWhere('(p.org_id = :orgId OR p.partner_id = (SELECT o.partner_id FROM organizations o WHERE o.id = :orgId))', { orgId: f.orgId });
+    if (f.type) q.andWhere('p.type = :type', { type: f.type });
+    if (f.scope) q.andWhere(f.scope === 'partner' ? 'p.partner_id IS NOT NULL' : 'p.partner_id IS NULL');
+    return q.orderBy('p.type').addOrderBy('lower(p.name)').addOrderBy('p.org_id', 'ASC', 'NULLS FIRST').addOrderBy('p.id').getMany();
   }
 
-  update(id: string, p: { name: string; description: string | null; enabled: boolean; features: object }): Promise<PolicyRow | null> {
-    return this.db.one<PolicyRow>(
-      `UPDATE policies SET name = $2, description = $3, enabled = $4, features = $5::jsonb, updated_at = now() WHERE id = $1 RETURNING *`,
-      [id, p.name, p.description, p.enabled, JSON.stringify(p.features)],
-    );
+  async find(id: string): Promise<PolicyEntity | null> {
+    return (await this.policies()).findOneBy({ id });
   }
 
-  delete(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM policies WHERE id = $1`, [id]);
+  /** Read back after the write: jsonb comes back in PostgreSQL's key order, as responses always showed it. */
+  async insert(p: { partnerId: string | null; orgId: string | null; type: PolicyType; name: string; description: string | null; enabled: boolean; features: object }): Promise<PolicyEntity> {
+    const repo = await this.policies();
+    // features is jsonb of a shape the feature registry checked; TypeORM's partial types cannot describe `unknown` values.
+    const { identifiers } = await repo.insert({ ...p, features: p.features } as QueryDeepPartialEntity<PolicyEntity>);
+    return repo.findOneByOrFail({ id: (identifiers[0] as { id: string }).id });
   }
 
-  assignments(policyId: string): Promise<AssignmentRow[]> {
-    return this.db.rows<AssignmentRow>(
-      `SELECT * FROM policy_assignments WHERE policy_id = $1
-        ORDER BY array_position(ARRAY['partner', 'organization', 'site', 'device_group', 'device']::varchar[], target_level), priority, created_at, id`,
-      [policyId],
-    );
+  async update(id: string, p: { name: string; description: string | null; enabled: boolean; features: object }): Promise<PolicyEntity | null> {
+    const repo = await this.policies();
+    const values = { name: p.name, description: p.description, enabled: p.enabled, features: p.features } as QueryDeepPartialEntity<PolicyEntity>;
+    const { affected } = await repo.update({ id }, values);
+    return affected ? repo.findOneBy({ id }) : null;
   }
 
-  findAssignment(policyId: string, id: string): Promise<AssignmentRow | null> {
-    return this.db.one<AssignmentRow>(`SELECT * FROM policy_assignments WHERE policy_id = $1 AND id = $2`, [policyId, id]);
+  async delete(id: string): Promise<number> {
+    return (await (await this.policies()).delete({ id })).affected ?? 0;
   }
 
-  insertAssignment(a: AssignmentWrite): Promise<AssignmentRow | null> {
-    return this.db.one<AssignmentRow>(
-      `INSERT INTO policy_assignments (partner_id, org_id, policy_id, target_level, site_id, device_group_id, device_id, priority)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [a.partnerId, a.orgId, a.policyId, a.level, a.siteId, a.groupId, a.deviceId, a.priority],
-    );
+  /** Partner level first, down to devices; then by priority and age. A query builder, for the order of the levels. */
+  async assignments(policyId: string): Promise<PolicyAssignmentEntity[]> {
+    return (await this.assigned())
+      .createQueryBuilder('a')
+      .where('a.policy_id = :policyId', { policyId })
+      .orderBy(`array_position(ARRAY['partner', 'organization', 'site', 'device_group', 'device']::varchar[], a.target_level)`)
+      .addOrderBy('a.priority')
+      .addOrderBy('a.created_at')
+      .addOrderBy('a.id')
+      .getMany();
   }
 
-  deleteAssignment(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM policy_assignments WHERE id = $1`, [id]);
+  async findAssignment(policyId: string, id: string): Promise<PolicyAssignmentEntity | null> {
+    return (await this.assigned()).findOneBy({ policyId, id });
+  }
+
+  /** The row as stored: the INSERT's RETURNING clause fills in the id and creation time. */
+  async insertAssignment(a: AssignmentWrite): Promise<PolicyAssignmentEntity> {
+    const repo = await this.assigned();
+    const row = repo.create({
+      partnerId: a.partnerId,
+      orgId: a.orgId,
+      policyId: a.policyId,
+      targetLevel: a.level,
+      siteId: a.siteId,
+      deviceGroupId: a.groupId,
+      deviceId: a.deviceId,
+      priority: a.priority,
+    });
+    await repo.insert(row);
+    return row;
+  }
+
+  async deleteAssignment(id: string): Promise<number> {
+    return (await (await this.assigned()).delete({ id })).affected ?? 0;
   }
 
   /** The organization (and its partner) of a target the caller can see; null when invisible. */

@@ -20,27 +20,29 @@ import type {
   PolicyResponseDto,
   UpdatePolicyDto,
 } from './policy.dto';
-import { AssignmentRow, AssignmentWrite, PolicyRepository, PolicyRow } from './policy.repository';
+import type { PolicyAssignmentEntity, PolicyEntity } from './policy.entity';
+import { AssignmentWrite, PolicyRepository } from './policy.repository';
+import { PolicyBatchRepository, type AssignmentRecord, type AssignmentTarget, type PolicyRecord } from './policy-batch.repository';
 
-export function toPolicyDto(r: PolicyRow): PolicyDto {
+export function toPolicyDto(r: PolicyEntity): PolicyDto {
   return {
     id: r.id,
-    scope: ownerScopeOf({ partnerId: r.partner_id, orgId: r.org_id }),
-    partnerId: r.partner_id,
-    orgId: r.org_id,
+    scope: ownerScopeOf({ partnerId: r.partnerId, orgId: r.orgId }),
+    partnerId: r.partnerId,
+    orgId: r.orgId,
     type: r.type,
     name: r.name,
     description: r.description,
     enabled: r.enabled,
     features: r.features,
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   };
 }
 
-export function toAssignmentDto(a: AssignmentRow): PolicyAssignmentDto {
-  const targetId = { partner: a.partner_id, organization: a.org_id, site: a.site_id, device_group: a.device_group_id, device: a.device_id }[a.target_level] as string;
-  return { id: a.id, policyId: a.policy_id, targetType: a.target_level, targetId, orgId: a.org_id, priority: a.priority, createdAt: a.created_at.toISOString() };
+export function toAssignmentDto(a: PolicyAssignmentEntity): PolicyAssignmentDto {
+  const targetId = { partner: a.partnerId, organization: a.orgId, site: a.siteId, device_group: a.deviceGroupId, device: a.deviceId }[a.targetLevel] as string;
+  return { id: a.id, policyId: a.policyId, targetType: a.targetLevel, targetId, orgId: a.orgId, priority: a.priority, createdAt: a.createdAt.toISOString() };
 }
 
 /**
@@ -55,6 +57,7 @@ export class PolicyService {
   constructor(
     private readonly repo: PolicyRepository,
     private readonly audit: AuditService,
+    private readonly batch: PolicyBatchRepository,
   ) {}
 
   async list(principal: Principal, q: ListPoliciesQueryDto): Promise<PolicyListDto> {
@@ -74,8 +77,8 @@ export class PolicyService {
       () => this.repo.insert({ ...owner, type: dto.type, name: dto.name, description: dto.description ?? null, enabled: dto.enabled ?? true, features: dto.features }),
       { unique: () => PolicyErrors.nameTaken(`${dto.type} policy`) },
     );
-    await this.audit.record({ action: 'policy.create', ...owner, resourceType: 'policy', resourceId: row!.id, details: { type: dto.type, name: dto.name, features: Object.keys(dto.features) } });
-    return { success: true, policy: { ...toPolicyDto(row!), assignments: [] } };
+    await this.audit.record({ action: 'policy.create', ...owner, resourceType: 'policy', resourceId: row.id, details: { type: dto.type, name: dto.name, features: Object.keys(dto.features) } });
+    return { success: true, policy: { ...toPolicyDto(row), assignments: [] } };
   }
 
   async update(principal: Principal, id: string, dto: UpdatePolicyDto): Promise<PolicyResponseDto> {
@@ -118,7 +121,7 @@ export class PolicyService {
     requireOwnerWrite(principal, owner, 'policy');
     const write = await this.targetOf(policy, dto);
     const row = await mapViolations(() => this.repo.insertAssignment(write), { unique: PolicyErrors.assignmentExists });
-    const assignment = toAssignmentDto(row!);
+    const assignment = toAssignmentDto(row);
     await this.audit.record({
       action: 'policy.assignment.create',
       ...(write.orgId ? { orgId: write.orgId } : { partnerId: write.partnerId }),
@@ -137,10 +140,10 @@ export class PolicyService {
     await this.repo.deleteAssignment(assignmentId);
     await this.audit.record({
       action: 'policy.assignment.delete',
-      ...(row.org_id ? { orgId: row.org_id } : { partnerId: row.partner_id }),
+      ...(row.orgId ? { orgId: row.orgId } : { partnerId: row.partnerId }),
       resourceType: 'policy',
       resourceId: id,
-      details: { assignmentId, targetType: row.target_level },
+      details: { assignmentId, targetType: row.targetLevel },
     });
     return { success: true };
   }
@@ -149,16 +152,16 @@ export class PolicyService {
    * Where an assignment may point: an organization policy inside its organization only; a
    * partner policy at partner level or anywhere in the partner's organizations.
    */
-  private async targetOf(policy: PolicyRow, dto: CreateAssignmentDto): Promise<AssignmentWrite> {
+  private async targetOf(policy: PolicyEntity, dto: CreateAssignmentDto): Promise<AssignmentWrite> {
     const priority = dto.priority ?? 100;
     const base = { policyId: policy.id, level: dto.targetType, priority, siteId: null, groupId: null, deviceId: null };
     if (dto.targetType === 'partner') {
-      if (policy.org_id) throw PolicyErrors.targetLevelNotAllowed('partner', 'organization');
-      if (dto.targetId !== policy.partner_id) throw PolicyErrors.targetNotFound();
-      return { ...base, partnerId: policy.partner_id, orgId: null };
+      if (policy.orgId) throw PolicyErrors.targetLevelNotAllowed('partner', 'organization');
+      if (dto.targetId !== policy.partnerId) throw PolicyErrors.targetNotFound();
+      return { ...base, partnerId: policy.partnerId, orgId: null };
     }
     const target = await this.repo.targetOrg(dto.targetType, dto.targetId);
-    const reachable = target && (policy.org_id ? target.org_id === policy.org_id : target.partner_id === policy.partner_id);
+    const reachable = target && (policy.orgId ? target.org_id === policy.orgId : target.partner_id === policy.partnerId);
     if (!target || !reachable) throw PolicyErrors.targetNotFound();
     return {
       ...base,
@@ -175,13 +178,33 @@ export class PolicyService {
     if (problems.length) throw PolicyErrors.invalid('features', problems);
   }
 
-  private ownerOf(p: PolicyRow): Owner {
-    return { partnerId: p.partner_id, orgId: p.org_id };
+  private ownerOf(p: PolicyEntity): Owner {
+    return { partnerId: p.partnerId, orgId: p.orgId };
   }
 
-  private async found(id: string): Promise<PolicyRow> {
+  private async found(id: string): Promise<PolicyEntity> {
     const row = await this.repo.find(id);
     if (!row) throw PolicyErrors.notFound();
     return row;
+  }
+
+  // Bulk writes for other modules (the importer), in the caller's transaction.
+
+  ofOwners(partnerId: string, orgIds: string[]): Promise<PolicyRecord[]> {
+    return this.batch.ofOwners(partnerId, orgIds);
+  }
+
+  save(p: PolicyRecord, insert: boolean): Promise<void> {
+    return this.batch.save(p, insert);
+  }
+
+  assignmentsOf(policyIds: string[]): Promise<AssignmentTarget[]> {
+    return this.batch.assignments(policyIds);
+  }
+
+  /** Inserts the new assignments and sets the priorities of known ones, one statement each. */
+  async upsertAssignments(inserts: AssignmentRecord[], priorities: { id: string; priority: number }[]): Promise<void> {
+    await this.batch.insertAssignments(inserts);
+    await this.batch.updatePriorities(priorities);
   }
 }

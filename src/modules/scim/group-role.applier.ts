@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../infra/database/db.service';
 import { hasPermission } from '../../common/principal';
+import { AccountProvisioningService } from '../tenancy/users/account-provisioning.service';
 
 export interface MappingScope {
   orgId: string | null;
@@ -47,7 +48,10 @@ export interface ApplyOptions {
  */
 @Injectable()
 export class GroupRoleApplier {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly accounts: AccountProvisioningService,
+  ) {}
 
   async apply(scope: MappingScope, userId: string, groups: readonly string[], options: ApplyOptions = {}): Promise<AppliedRole> {
     const mappings = await this.db.rows<MappingRow>(
@@ -73,9 +77,7 @@ export class GroupRoleApplier {
       const changed = await this.assignRole(scope, userId, scope.defaultRoleId, null);
       return { outcome: changed ? 'default' : 'unchanged', roleId: scope.defaultRoleId, skipped };
     }
-    await (scope.orgId
-      ? this.db.exec(`UPDATE organization_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE org_id = $1 AND user_id = $2`, [scope.orgId, userId])
-      : this.db.exec(`UPDATE partner_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE partner_id = $1 AND user_id = $2`, [scope.partnerId, userId]));
+    await this.accounts.suspend(scope, userId);
     return { outcome: 'suspended', skipped };
   }
 
@@ -107,26 +109,10 @@ export class GroupRoleApplier {
    * is gone restricts to none.
    */
   async assignRole(scope: MappingScope, userId: string, roleId: string, siteIds: string[] | null): Promise<boolean> {
-    if (!scope.orgId) {
-      return (await this.db.exec(`UPDATE partner_memberships SET role_id = $3 WHERE partner_id = $1 AND user_id = $2 AND role_id <> $3`, [scope.partnerId, userId, roleId])) > 0;
-    }
-    if (siteIds?.length) {
+    if (scope.orgId && siteIds?.length) {
       const existing = await this.db.rows<{ id: string }>(`SELECT id FROM sites WHERE org_id = $1 AND id = ANY ($2::uuid[])`, [scope.orgId, siteIds]);
       siteIds = existing.map((r) => r.id);
     }
-    const changed = await this.db.exec(
-      `UPDATE organization_memberships SET role_id = $3, site_restricted = $4
-        WHERE org_id = $1 AND user_id = $2 AND (role_id <> $3 OR site_restricted <> $4)`,
-      [scope.orgId, userId, roleId, siteIds !== null],
-    );
-    const sites = await this.db.rows<{ site_id: string }>(`SELECT site_id FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2 ORDER BY site_id`, [scope.orgId, userId]);
-    const current = sites.map((s) => s.site_id).join(',');
-    const target = [...(siteIds ?? [])].sort().join(',');
-    if (current === target) return changed > 0;
-    await this.db.exec(`DELETE FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2`, [scope.orgId, userId]);
-    if (siteIds?.length) {
-      await this.db.exec(`INSERT INTO organization_membership_sites (org_id, user_id, site_id) SELECT $1, $2, unnest($3::uuid[])`, [scope.orgId, userId, siteIds]);
-    }
-    return true;
+    return this.accounts.assignRole(scope, userId, roleId, siteIds);
   }
 }

@@ -69,22 +69,9 @@ export class ScimUserRepository {
     return this.db.one(`SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified`, [orgId, domain]).then((r) => r !== null);
   }
 
-  /** A new account, or null when the address is taken (by an account this tenant may not see). */
-  async createUser(email: string, name: string): Promise<string | null> {
-    const row = await this.db.one<{ id: string }>(
-      `INSERT INTO users (email, name) VALUES ($1, $2) ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
-      [email, name],
-    );
-    return row?.id ?? null;
-  }
-
   /** Runs in system context: the account is not visible to the organization yet. */
   userIdByEmail(email: string): Promise<{ id: string; status: string } | null> {
     return this.db.one(`SELECT id, status FROM users WHERE lower(email) = lower($1)`, [email]);
-  }
-
-  addMember(orgId: string, userId: string, roleId: string): Promise<number> {
-    return this.db.exec(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [orgId, userId, roleId]);
   }
 
   link(scope: ConnectionScope, userId: string, externalId: string | null | undefined): Promise<number> {
@@ -95,19 +82,8 @@ export class ScimUserRepository {
     );
   }
 
-  updateProfile(userId: string, email: string, name: string): Promise<number> {
-    return this.db.exec(`UPDATE users SET email = $2, name = $3, updated_at = now() WHERE id = $1 AND (email IS DISTINCT FROM $2 OR name IS DISTINCT FROM $3)`, [userId, email, name]);
-  }
-
   emailTakenByOther(userId: string, email: string): Promise<boolean> {
     return this.db.one(`SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2`, [email, userId]).then((r) => r !== null);
-  }
-
-  /** Sign-in restored, nothing else: the membership counts again. */
-  reactivate(scope: ConnectionScope, userId: string): Promise<number> {
-    return scope.orgId
-      ? this.db.exec(`UPDATE organization_memberships SET suspended_at = NULL WHERE org_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [scope.orgId, userId])
-      : this.db.exec(`UPDATE partner_memberships SET suspended_at = NULL WHERE partner_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [scope.partnerId, userId]);
   }
 
   deprovision(scope: ConnectionScope, userId: string, reason: string): Promise<DeprovisionCounts | null> {

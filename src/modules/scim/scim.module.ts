@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { UserAccountsModule } from '../tenancy/users/user-accounts.module';
 import { GroupRoleApplier } from './group-role.applier';
 import { ScimConnectionController } from './scim-connection.controller';
 import { ScimConnectionRepository } from './scim-connection.repository';
@@ -11,7 +12,7 @@ import { ScimService } from './scim.service';
 
 /** SCIM 2.0 provisioning and deprovisioning, and group-to-role mappings (docs/identity-lifecycle.md). */
 @Module({
-  imports: [AuthModule, AuditModule],
+  imports: [AuthModule, AuditModule, UserAccountsModule],
   controllers: [ScimConnectionController, ScimController],
   providers: [ScimConnectionRepository, ScimConnectionService, ScimUserRepository, ScimService, GroupRoleApplier],
   exports: [GroupRoleApplier],

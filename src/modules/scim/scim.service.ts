@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLS_REQ, ClsService } from 'nestjs-cls';
+import { REQUEST_KEY, RequestContext } from '../../infra/context/request-context';
 import type { Request } from 'express';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { Db } from '../../infra/database/db.service';
@@ -12,6 +12,7 @@ import { ScimError } from './scim-error';
 import { AttributeTable, scimFilterToSql, ValuePathTable } from './scim-filter';
 import { memberFilterValue, readPatch, toBoolean } from './scim-patch.util';
 import { ConnectionScope, ScimUserRepository, ScimUserRow } from './scim-user.repository';
+import { AccountProvisioningService } from '../tenancy/users/account-provisioning.service';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -83,7 +84,8 @@ export class ScimService {
     private readonly audit: AuditService,
     private readonly resolver: PrincipalResolver,
     private readonly applier: GroupRoleApplier,
-    private readonly cls: ClsService,
+    private readonly accounts: AccountProvisioningService,
+    private readonly cls: RequestContext,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -148,13 +150,13 @@ export class ScimService {
       throw ScimError.badRequest('invalidValue', "The address is not on a verified domain of the organization: provisioning needs the organization's DNS proof");
     }
     const userId = await this.tx.withSystemContext('SCIM provisioning creates or finds the account of a verified-domain address', async () => {
-      const created = await this.users.createUser(email, input.name ?? '');
+      const created = await this.accounts.createUser(email, input.name ?? '');
       if (created) return created;
       const existing = await this.users.userIdByEmail(email);
       if (!existing) throw ScimError.conflict('The address was taken concurrently');
       return existing.id;
     });
-    await this.users.addMember(orgId, userId, roleId);
+    await this.accounts.addOrgMember(orgId, userId, roleId);
     await this.users.link(scope, userId, input.externalId ?? null);
     if (input.active === false) await this.deactivate(p, scope, userId);
     await this.audit.record({ action: 'scim.user.create', orgId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId, roleId } });
@@ -237,11 +239,11 @@ export class ScimService {
       const taken = await this.tx.withSystemContext('SCIM checks whether an address is held by another account', () => this.users.emailTakenByOther(current.id, email));
       if (taken) throw ScimError.conflict('Another account holds this userName');
     }
-    if (email !== current.email || name !== current.name) await this.users.updateProfile(current.id, email, name);
+    if (email !== current.email || name !== current.name) await this.accounts.updateProfile(current.id, email, name);
     if (change.externalId !== undefined || !(await this.linked(scope, current.id))) await this.users.link(scope, current.id, change.externalId);
     if (change.active === false && current.active) await this.deactivate(p, scope, current.id);
     if (change.active === true && !current.active) {
-      await this.users.reactivate(scope, current.id);
+      await this.accounts.reactivate(scope, current.id);
       await this.audit.record({ action: 'scim.user.reactivate', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: current.id, details: { connectionId: scope.connectionId } });
       this.forgetAfterCommit(current.id);
     }
@@ -272,7 +274,7 @@ export class ScimService {
 
   private forgetAfterCommit(userId: string): void {
     this.resolver.forgetUser(userId);
-    const res = this.cls.isActive() ? this.cls.get<Request | undefined>(CLS_REQ)?.res : undefined;
+    const res = this.cls.isActive() ? this.cls.get<Request | undefined>(REQUEST_KEY)?.res : undefined;
     res?.once('finish', () => this.resolver.forgetUser(userId));
   }
 

@@ -1,41 +1,16 @@
 import { Module } from '@nestjs/common';
-import { JobsModule } from '../../infra/jobs/jobs.module';
-import { AuthModule } from '../auth/auth.module';
-import { IdpNetwork } from './discovery/idp-network.service';
-import { ProviderDiscoveryService } from './discovery/provider-discovery.service';
-import { DomainRecheckJob } from './domains/domain-recheck.job';
-import { SsoDomainController } from './domains/sso-domain.controller';
-import { SsoDomainRepository } from './domains/sso-domain.repository';
-import { SsoDomainService } from './domains/sso-domain.service';
-import { SsoCheckController } from './providers/sso-check.controller';
-import { SsoCheckService } from './providers/sso-check.service';
-import { SsoProviderLookup } from './providers/sso-provider-lookup.service';
-import { SsoProviderController } from './providers/sso-provider.controller';
-import { SsoProviderRepository } from './providers/sso-provider.repository';
-import { SsoProviderService } from './providers/sso-provider.service';
-import { IdpMetadataImporter } from './saml/metadata/idp-metadata-importer.service';
+import { SsoLoginModule } from './login/sso-login.module';
+import { SsoProvidersModule } from './providers/sso-providers.module';
+import { SamlModule } from './saml/saml.module';
 
 /**
- * SSO administration: providers, presets, discovery, verified domains and the public check.
- * Exports what the sign-in flows build on: provider lookup, discovery (with the safe HTTP
- * client) and the verified-domain lookup.
+ * The SSO feature, the one module the application imports: administration (providers, presets,
+ * discovery, verified domains), OIDC sign-in with discovery by email, self-service linking and
+ * sign-out, and the SAML service provider, all ending through one sign-in pipeline. It exports
+ * services only (its sub-modules export no repository).
  */
 @Module({
-  // PrincipalResolver: a provider's change ends the sessions it minted, at once on this instance.
-  imports: [AuthModule, JobsModule],
-  controllers: [SsoProviderController, SsoCheckController, SsoDomainController],
-  providers: [
-    IdpNetwork,
-    ProviderDiscoveryService,
-    SsoProviderRepository,
-    SsoProviderService,
-    SsoProviderLookup,
-    SsoCheckService,
-    SsoDomainRepository,
-    SsoDomainService,
-    DomainRecheckJob,
-    IdpMetadataImporter,
-  ],
-  exports: [IdpNetwork, ProviderDiscoveryService, SsoProviderLookup, SsoDomainService, SsoCheckService],
+  imports: [SsoProvidersModule, SsoLoginModule, SamlModule],
+  exports: [SsoProvidersModule, SsoLoginModule],
 })
 export class SsoModule {}

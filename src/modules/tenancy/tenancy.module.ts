@@ -1,18 +1,28 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { DeviceGroupController } from './device-groups/device-group.controller';
 import { DeviceGroupRepository } from './device-groups/device-group.repository';
 import { DeviceGroupService } from './device-groups/device-group.service';
+import { DynamicDeviceGroupRepository } from './device-groups/dynamic-device-group.repository';
+import { DeviceBatchRepository } from './devices/device-batch.repository';
 import { DeviceController } from './devices/device.controller';
 import { DeviceRepository } from './devices/device.repository';
 import { DeviceService } from './devices/device.service';
+import { PartnerRepository } from './partners/partner.repository';
+import { PartnerService } from './partners/partner.service';
+import { OrganizationBatchRepository } from './organizations/organization-batch.repository';
 import { OrganizationController } from './organizations/organization.controller';
+import { OrganizationEntity } from './organizations/organization.entity';
 import { OrganizationRepository } from './organizations/organization.repository';
 import { OrganizationService } from './organizations/organization.service';
 import { RoleController } from './roles/role.controller';
+import { RoleEntity } from './roles/role.entity';
 import { RoleRepository } from './roles/role.repository';
 import { RoleService } from './roles/role.service';
+import { SiteBatchRepository } from './sites/site-batch.repository';
 import { SiteController } from './sites/site.controller';
+import { SiteEntity } from './sites/site.entity';
 import { SiteRepository } from './sites/site.repository';
 import { SiteService } from './sites/site.service';
 import { InvitationController } from './users/invitation.controller';
@@ -26,7 +36,7 @@ import { UserRepository } from './users/user.repository';
 import { UserService } from './users/user.service';
 
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity])],
   controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,
@@ -45,6 +55,13 @@ import { UserService } from './users/user.service';
     MembershipGrants,
     InvitationService,
     InvitationRepository,
+    OrganizationBatchRepository,
+    SiteBatchRepository,
+    DeviceBatchRepository,
+    DynamicDeviceGroupRepository,
+    PartnerService,
+    PartnerRepository,
   ],
+  exports: [OrganizationService, SiteService, DeviceService, DeviceGroupService, PartnerService, RoleService],
 })
 export class TenancyModule {}

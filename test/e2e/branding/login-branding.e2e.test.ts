@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { Db } from '../../../src/infra/database/db.service';
 import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { BrandingRepository } from '../../../src/modules/branding/branding.repository';
 import { PASSWORD, tenantFixture, uniq } from '../../factories/tenant.factory';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 
@@ -214,6 +215,37 @@ describe('partner login branding API', () => {
       ).rejects.toThrow(/row-level security/);
       const [row] = await ownerQuery<{ headline: string }>(`SELECT headline FROM partner_login_branding WHERE partner_id = $1`, [other.partner]);
       expect(row.headline).toBe('Partner two');
+    });
+
+    it("gives the entity repository the request's transaction: it sees the transaction's own writes, and another partner's row stays hidden and unwritable", async () => {
+      await put(otherTech, { headline: 'Partner two' }).expect(200);
+      const tx = t.app.get(TenantTransaction);
+      const db = t.app.get(Db);
+      const repo = t.app.get(BrandingRepository);
+      const scope = { scope: 'partner' as const, orgIds: [], partnerIds: [ids.partner], userId: ids.tech, partnerWide: true };
+      const seen = await tx.run(scope, async () => {
+        await db.exec(`UPDATE partner_login_branding SET headline = 'uncommitted' WHERE partner_id = $1`, [ids.partner]);
+        return { own: await repo.find(ids.partner), other: await repo.find(other.partner) };
+      });
+      expect(seen.own?.headline).toBe('uncommitted');
+      expect(seen.other).toBeNull();
+      await expect(tx.run(scope, () => repo.replace(other.partner, { logoUrl: null, accentColor: null, headline: 'hijacked' }))).rejects.toThrow(/row-level security/);
+      const [row] = await ownerQuery<{ headline: string }>(`SELECT headline FROM partner_login_branding WHERE partner_id = $1`, [other.partner]);
+      expect(row.headline).toBe('Partner two');
+    });
+
+    it('rolls back entity writes with the rest of the transaction', async () => {
+      await put(tech, { headline: 'Before' }).expect(200);
+      const tx = t.app.get(TenantTransaction);
+      const repo = t.app.get(BrandingRepository);
+      const scope = { scope: 'partner' as const, orgIds: [], partnerIds: [ids.partner], userId: ids.tech, partnerWide: true };
+      await expect(
+        tx.run(scope, async () => {
+          await repo.replace(ids.partner, { logoUrl: null, accentColor: null, headline: 'Discarded' });
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      expect((await get(tech).expect(200)).body.branding.headline).toBe('Before');
     });
   });
 });

@@ -120,4 +120,19 @@ describe('contacts: CRUD, search, tenant and site scoping', () => {
     expect((await post('adminA', { name: 'x', color: 'red' }).expect(400)).body.code).toBe('validation_failed');
     expect((await request(t.http).get('/api/v1/contacts/nope').set('Authorization', auth.adminA).expect(400)).body.code).toBe('invalid_id');
   });
+
+  it('answers a contact byte for byte the same on create, read and update, lists by name without regard to case, and counts past the last page', async () => {
+    const created = await post('adminA', { name: 'byte exact', phones: [{ number: '555 0100', type: 'mobile' }], externalId: 'bytes-1' }).expect(201);
+    const read = await request(t.http).get(`/api/v1/contacts/${created.body.contact.id}`).set('Authorization', auth.adminA).expect(200);
+    expect(read.text).toBe(created.text);
+    const updated = await request(t.http).patch(`/api/v1/contacts/${created.body.contact.id}`).set('Authorization', auth.adminA).send({ title: 'Byte keeper' }).expect(200);
+    expect((await request(t.http).get(`/api/v1/contacts/${created.body.contact.id}`).set('Authorization', auth.adminA).expect(200)).text).toBe(updated.text);
+
+    await post('adminA', { name: 'Byte Second', title: 'Byte keeper' }).expect(201);
+    const listed = await request(t.http).get('/api/v1/contacts').query({ q: 'byte keeper' }).set('Authorization', auth.adminA).expect(200);
+    expect(listed.body.contacts.map((c: { name: string }) => c.name)).toEqual(['byte exact', 'Byte Second']);
+    expect(listed.body.contacts[0]).toEqual(updated.body.contact);
+    const past = await request(t.http).get('/api/v1/contacts').query({ q: 'byte keeper', page: 5, limit: 1 }).set('Authorization', auth.adminA).expect(200);
+    expect(past.body).toEqual({ success: true, contacts: [], pagination: { page: 5, limit: 1, total: 2 } });
+  });
 });

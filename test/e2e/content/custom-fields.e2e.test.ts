@@ -132,4 +132,21 @@ describe('custom fields: definitions partner-wide or per organization, values on
     const [audit] = await ownerQuery<{ details: object }>(`SELECT details FROM audit_logs WHERE action = 'custom_field.delete' AND resource_id = $1`, [f.id]);
     expect(audit.details).toEqual({ key: 'temp', valuesDeleted: 1 });
   });
+
+  it('answers a definition byte for byte the same on create, read, update and in the list, which is ordered by key', async () => {
+    const created = await create('adminA', { key: 'byte_exact', name: 'Byte exact', type: 'number', validation: { max: 10, min: 1 } }).expect(201);
+    const path = `/api/v1/custom-fields/${created.body.customField.id}`;
+    expect((await request(t.http).get(path).set('Authorization', auth.adminA).expect(200)).text).toBe(created.text);
+    const updated = await request(t.http).patch(path).set('Authorization', auth.adminA).send({ description: 'now described' }).expect(200);
+    expect((await request(t.http).get(path).set('Authorization', auth.adminA).expect(200)).text).toBe(updated.text);
+    const listed = (await request(t.http).get('/api/v1/custom-fields').query({ orgId: ids.orgA }).set('Authorization', auth.adminA).expect(200)).body.customFields as {
+      id: string;
+      key: string;
+      scope: string;
+    }[];
+    expect(listed.find((f) => f.id === created.body.customField.id)).toEqual(updated.body.customField);
+    const keys = listed.map((f) => f.key);
+    expect(keys).toEqual([...keys].sort());
+    expect(listed.some((f) => f.scope === 'partner')).toBe(true);
+  });
 });

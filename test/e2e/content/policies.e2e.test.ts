@@ -100,4 +100,30 @@ describe('configuration and patch policies: ownership, features, assignments', (
   it('keeps policy writes from site-restricted users', async () => {
     expect((await create('siteA1User', { type: 'configuration', name: 'Site', features: {} }).expect(403)).body.code).toBe('site_access_denied');
   });
+
+  it('answers a policy byte for byte the same on create, read and update, with its assignments as stored, and lists by type then name without regard to case', async () => {
+    const created = await create('adminA', { type: 'configuration', name: 'byte exact', features: { monitoring: { cpuThresholdPercent: 90 }, agent: { checkInIntervalSeconds: 120 } } }).expect(201);
+    const path = `/api/v1/policies/${created.body.policy.id}`;
+    expect((await request(t.http).get(path).set('Authorization', auth.adminA).expect(200)).text).toBe(created.text);
+    const assigned = await assign('adminA', created.body.policy.id, { targetType: 'site', targetId: ids.siteA2, priority: 7 }).expect(201);
+    const [stored] = await ownerQuery<{ created_at: Date }>(`SELECT created_at FROM policy_assignments WHERE id = $1`, [assigned.body.assignment.id]);
+    expect(assigned.body.assignment).toEqual({
+      id: assigned.body.assignment.id,
+      policyId: created.body.policy.id,
+      targetType: 'site',
+      targetId: ids.siteA2,
+      orgId: ids.orgA,
+      priority: 7,
+      createdAt: stored.created_at.toISOString(),
+    });
+    const updated = await request(t.http).patch(path).set('Authorization', auth.adminA).send({ enabled: false }).expect(200);
+    expect(updated.body.policy.assignments).toEqual([assigned.body.assignment]);
+    expect((await request(t.http).get(path).set('Authorization', auth.adminA).expect(200)).text).toBe(updated.text);
+
+    await create('adminA', { type: 'configuration', name: 'Byte later', features: {} }).expect(201);
+    const listed = (await request(t.http).get('/api/v1/policies').query({ orgId: ids.orgA }).set('Authorization', auth.adminA).expect(200)).body.policies as { type: string; name: string }[];
+    const key = (p: { type: string; name: string }) => `${p.type}\u0000${p.name.toLowerCase()}`;
+    expect(listed.map(key)).toEqual(listed.map(key).sort());
+    expect(listed.map((p) => p.name)).toEqual(expect.arrayContaining(['byte exact', 'Byte later']));
+  });
 });

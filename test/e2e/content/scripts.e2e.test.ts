@@ -117,4 +117,28 @@ describe('scripts: parameters, run-as, exit-code severity mapping, partner-wide 
     await request(t.http).delete(`/api/v1/scripts/${s.id}`).set('Authorization', auth.adminA).expect(200);
     await request(t.http).get(`/api/v1/scripts/${s.id}`).set('Authorization', auth.adminA).expect(404);
   });
+
+  it('answers a script byte for byte the same on create, read and update, and lists summaries in category and name order with the total', async () => {
+    const body = {
+      ...base,
+      name: 'Byte exact',
+      category: 'zeta',
+      parameters: [{ type: 'string', name: 'Path', description: 'where', required: true }],
+      exitCodeSeverityMapping: [{ severity: 'warning', to: 9, from: 1 }],
+    };
+    const created = await create('adminA', body).expect(201);
+    const read = await request(t.http).get(`/api/v1/scripts/${created.body.script.id}`).set('Authorization', auth.adminA).expect(200);
+    expect(read.text).toBe(created.text);
+    const updated = await request(t.http).patch(`/api/v1/scripts/${created.body.script.id}`).set('Authorization', auth.adminA).send({ description: 'changed' }).expect(200);
+    const reread = await request(t.http).get(`/api/v1/scripts/${created.body.script.id}`).set('Authorization', auth.adminA).expect(200);
+    expect(reread.text).toBe(updated.text);
+
+    await create('adminA', { ...base, name: 'alpha first', category: 'Zeta' }).expect(201);
+    const list = await request(t.http).get('/api/v1/scripts?category=ZETA&limit=1&page=2').set('Authorization', auth.adminA).expect(200);
+    expect(list.body.pagination).toEqual({ page: 2, limit: 1, total: 2 });
+    const { body: _body, ...summary } = reread.body.script;
+    expect(list.body.scripts).toEqual([summary]);
+    const escaped = await request(t.http).get('/api/v1/scripts?q=%25').set('Authorization', auth.adminA).expect(200);
+    expect(escaped.body.pagination.total).toBe(0);
+  });
 });

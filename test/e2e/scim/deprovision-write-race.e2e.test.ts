@@ -68,7 +68,8 @@ describe('deprovisioning with writes in flight', () => {
       const inFlight = Array.from({ length: IN_FLIGHT }, () => newKey().then((r) => r.status));
       const waitingOnUser = async () => {
         const [row] = await ownerQuery<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO api_keys%' AND pid <> pg_backend_pid()`,
+          // The key's INSERT, however it is spelt (TypeORM quotes the table name).
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~* 'INSERT INTO "?api_keys"?' AND pid <> pg_backend_pid()`,
         );
         return Number(row.n) >= IN_FLIGHT;
       };

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../src/infra/config/app-config';
 import { ProviderDiscoveryService } from '../../../src/modules/sso/discovery/provider-discovery.service';
-import { DiscoveryError } from '../../../src/modules/sso/net/net.errors';
+import { DiscoveryError } from '../../../src/infra/net/net.errors';
 import { SsoProviderLookup } from '../../../src/modules/sso/providers/sso-provider-lookup.service';
 import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';

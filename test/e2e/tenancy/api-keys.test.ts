@@ -153,6 +153,10 @@ describe('API keys', () => {
     const past = await w.as.adminA.post('/api-keys', { ...ok, expiresAt: '2020-01-01T00:00:00Z' });
     expectError(past, 400, 'validation_failed');
     expect(past.body.details).toEqual([expect.objectContaining({ field: 'expiresAt' })]);
+    // ISO 8601 week dates pass the format check but name no instant the service can compare and store.
+    const weekDate = await w.as.adminA.post('/api-keys', { ...ok, expiresAt: '2099-W01-1' });
+    expectError(weekDate, 400, 'validation_failed');
+    expect(weekDate.body.details).toEqual([expect.objectContaining({ field: 'expiresAt' })]);
     expectError(await w.as.adminA.post('/api-keys', { ...ok, mfaSatisfied: 'yes' }), 400, 'validation_failed');
     expectError(await w.as.adminA.post('/api-keys', { ...ok, partnerId: w.ids.partner }), 400, 'validation_failed');
     expectError(await w.as.adminA.raw('post', '/api-keys', '{"name":"x","permissions":[}'), 400, 'invalid_json');

@@ -129,4 +129,32 @@ describe('roles administration', () => {
     expectError(await w.as.adminA.raw('patch', `/roles/${w.ids.readerRoleA}`, '{"name": }'), 400, 'invalid_json');
     expectError(await w.as.adminA.delete('/roles/xyz'), 400, 'invalid_id');
   });
+
+  it('lists partner roles first, then each organization by name without regard to case, and answers roles exactly as stored', async () => {
+    await w.as.adminA.post('/roles', { name: 'aardvark', permissions: ['devices:read'] }).expect(201);
+    const res = await w.as.tech.get('/roles').expect(200);
+    const listed = res.body.roles as { id: string; scope: string; orgId: string | null; name: string }[];
+    const byName = (names: string[]) => [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
+    const partnerRoles = listed.filter((r) => r.scope === 'partner');
+    expect(listed.slice(0, partnerRoles.length)).toEqual(partnerRoles);
+    expect(partnerRoles.map((r) => r.id)).toContain(w.ids.techRole);
+    expect(partnerRoles.map((r) => r.name)).toEqual(byName(partnerRoles.map((r) => r.name)));
+    const orgA = listed.filter((r) => r.orgId === w.ids.orgA).map((r) => r.name);
+    expect(orgA).toEqual(byName(orgA));
+    expect(orgA[0]).toBe('aardvark');
+    const [row] = await ownerQuery<{ id: string; scope: string; org_id: string | null; partner_id: string | null; name: string; permissions: string[]; created_at: Date; updated_at: Date }>(
+      `SELECT * FROM roles WHERE id = $1`,
+      [w.ids.readerRoleA],
+    );
+    expect((await w.as.adminA.get(`/roles/${w.ids.readerRoleA}`).expect(200)).body.role).toEqual({
+      id: row.id,
+      scope: row.scope,
+      orgId: row.org_id,
+      partnerId: row.partner_id,
+      name: row.name,
+      permissions: row.permissions,
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
+    });
+  });
 });

@@ -126,4 +126,28 @@ describe('sites administration', () => {
   it('requires authentication', async () => {
     expectError(await w.caller('garbage').get('/sites'), 401, 'unauthenticated');
   });
+
+  it('answers sites exactly as stored, ordered by organization, name and id, and keeps what a partial update omits', async () => {
+    const stored = async (id: string) =>
+      (await ownerQuery<{ id: string; org_id: string; name: string; timezone: string; created_at: Date; updated_at: Date }>(`SELECT * FROM sites WHERE id = $1`, [id]))[0];
+    const asResponse = (r: Awaited<ReturnType<typeof stored>>) => ({
+      id: r.id,
+      orgId: r.org_id,
+      name: r.name,
+      timezone: r.timezone,
+      createdAt: r.created_at.toISOString(),
+      updatedAt: r.updated_at.toISOString(),
+    });
+    const created = await w.as.adminA.post('/sites', { name: 'Exact', timezone: 'Asia/Tokyo' }).expect(201);
+    expect(created.body.site).toEqual(asResponse(await stored(created.body.site.id)));
+    const renamed = await w.as.adminA.patch(`/sites/${created.body.site.id}`, { name: 'Exact renamed' }).expect(200);
+    const row = await stored(created.body.site.id);
+    expect(renamed.body.site).toEqual(asResponse(row));
+    expect(row).toMatchObject({ name: 'Exact renamed', timezone: 'Asia/Tokyo' });
+
+    const listed = (await w.as.tech.get('/sites').expect(200)).body.sites as { orgId: string; name: string }[];
+    const key = (x: { orgId: string; name: string }) => [x.orgId, x.name] as const;
+    const sorted = [...listed].sort((a, b) => (key(a)[0] !== key(b)[0] ? (key(a)[0] < key(b)[0] ? -1 : 1) : key(a)[1] < key(b)[1] ? -1 : key(a)[1] > key(b)[1] ? 1 : 0));
+    expect(listed).toEqual(sorted);
+  });
 });

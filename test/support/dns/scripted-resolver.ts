@@ -1,4 +1,4 @@
-import { HostResolver, ResolvedAddress } from '../../../src/modules/sso/net/resolver.types';
+import { HostResolver, ResolvedAddress } from '../../../src/infra/net/resolver.types';
 
 /**
  * A HostResolver answering from a script and recording every call. Each call for a

@@ -9,5 +9,6 @@ export const ApiKeyErrors = {
     AppException.forbidden('privilege_escalation', 'An API key cannot hold permissions beyond your own', { permissions }),
   partnerWideEscalation: () =>
     AppException.forbidden('privilege_escalation', 'Only a technician with access to every organization can create a partner-wide key'),
+  expiryUnreadable: () => AppException.validation([{ field: 'expiresAt', message: 'expiresAt must be a calendar date and time, such as 2030-01-31T12:00:00Z' }]),
   expiryInPast: () => AppException.validation([{ field: 'expiresAt', message: 'expiresAt must be in the future' }]),
 };

@@ -5,24 +5,25 @@ import { AuditService } from '../../audit/audit.service';
 import { normalizePermissions, notCovered } from '../../tenancy/roles/permission-set.util';
 import type { ApiKeyCreatedDto, ApiKeyDto, ApiKeyListDto, ApiKeyResponseDto, CreateApiKeyDto, ListApiKeysQueryDto } from './api-key.dto';
 import { ApiKeyErrors } from './api-key.errors';
-import { ApiKeyRepository, ApiKeyRow } from './api-key.repository';
+import type { ApiKeyEntity } from './api-key.entity';
+import { ApiKeyRepository } from './api-key.repository';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function toDto(r: ApiKeyRow): ApiKeyDto {
+function toDto(r: ApiKeyEntity): ApiKeyDto {
   return {
     id: r.id,
     name: r.name,
-    prefix: r.key_prefix,
-    orgId: r.org_id,
-    partnerId: r.partner_id,
+    prefix: r.keyPrefix,
+    orgId: r.orgId,
+    partnerId: r.partnerId,
     permissions: r.permissions,
-    mfaSatisfied: r.mfa_satisfied,
-    createdBy: r.created_by,
-    createdAt: r.created_at.toISOString(),
-    expiresAt: iso(r.expires_at),
-    lastUsedAt: iso(r.last_used_at),
-    revokedAt: iso(r.revoked_at),
+    mfaSatisfied: r.mfaSatisfied,
+    createdBy: r.createdBy,
+    createdAt: r.createdAt.toISOString(),
+    expiresAt: iso(r.expiresAt),
+    lastUsedAt: iso(r.lastUsedAt),
+    revokedAt: iso(r.revokedAt),
   };
 }
 
@@ -49,7 +50,10 @@ export class ApiKeyService {
     const owner = this.owner(principal, dto.orgId);
     const missing = notCovered(principal.permissions, dto.permissions);
     if (missing.length) throw ApiKeyErrors.privilegeEscalation(missing);
-    if (dto.expiresAt && new Date(dto.expiresAt).getTime() <= Date.now()) throw ApiKeyErrors.expiryInPast();
+    // The instant checked is the instant stored (ISO 8601 forms JavaScript cannot read, such as week dates, are refused).
+    const expiresAt = dto.expiresAt ? new Date(dto.expiresAt) : null;
+    if (expiresAt && Number.isNaN(expiresAt.getTime())) throw ApiKeyErrors.expiryUnreadable();
+    if (expiresAt && expiresAt.getTime() <= Date.now()) throw ApiKeyErrors.expiryInPast();
 
     const key = `sk_${randomToken(32)}`;
     const prefix = key.slice(3, 11);
@@ -58,21 +62,21 @@ export class ApiKeyService {
     const row = await this.repo.insert({
       ...owner,
       name: dto.name,
-      prefix,
+      keyPrefix: prefix,
       keyHash: tokenHash(key),
       permissions,
       mfaSatisfied,
       createdBy: principal.userId,
-      expiresAt: dto.expiresAt ?? null,
+      expiresAt,
     });
     await this.audit.record({
       action: 'api_key.create',
       ...owner,
       resourceType: 'api_key',
-      resourceId: row!.id,
+      resourceId: row.id,
       details: { name: dto.name, prefix, permissions, expiresAt: dto.expiresAt ?? null, mfaSatisfied },
     });
-    return { success: true, apiKey: toDto(row!), key };
+    return { success: true, apiKey: toDto(row), key };
   }
 
   async revoke(id: string): Promise<ApiKeyResponseDto> {
@@ -80,11 +84,11 @@ export class ApiKeyService {
     if (!row) throw ApiKeyErrors.notFound();
     await this.audit.record({
       action: 'api_key.revoke',
-      orgId: row.org_id,
-      partnerId: row.partner_id,
+      orgId: row.orgId,
+      partnerId: row.partnerId,
       resourceType: 'api_key',
       resourceId: id,
-      details: { name: row.name, prefix: row.key_prefix },
+      details: { name: row.name, prefix: row.keyPrefix },
     });
     return { success: true, apiKey: toDto(row) };
   }

@@ -1,30 +1,11 @@
+import { pastTheEnd } from '../../../common/pagination.dto';
 import { Injectable } from '@nestjs/common';
+import type { Repository, SelectQueryBuilder } from 'typeorm';
 import { Db } from '../../../infra/database/db.service';
-import type { ContactPhone } from './contact-fields.util';
+import { SiteEntity } from '../../tenancy/sites/site.entity';
+import { ContactEntity } from './contact.entity';
 
-export interface ContactRow {
-  id: string;
-  org_id: string;
-  site_id: string | null;
-  name: string;
-  email: string | null;
-  phones: ContactPhone[];
-  title: string | null;
-  notes: string | null;
-  external_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface ContactWrite {
-  siteId: string | null;
-  name: string;
-  email: string | null;
-  phones: ContactPhone[];
-  title: string | null;
-  notes: string | null;
-  externalId: string | null;
-}
+export type ContactWrite = Pick<ContactEntity, 'siteId' | 'name' | 'email' | 'phones' | 'title' | 'notes' | 'externalId'>;
 
 export interface ContactFilter {
   orgId?: string;
@@ -37,59 +18,65 @@ export interface ContactFilter {
   offset: number;
 }
 
-const FILTER = `($1::uuid IS NULL OR c.org_id = $1)
-  AND ($2::uuid IS NULL OR c.site_id = $2)
-  AND ($3::text IS NULL OR c.name ILIKE $3 OR c.email ILIKE $3 OR c.title ILIKE $3)
-  AND ($4::text IS NULL OR c.external_id = $4)
-  AND ($5::uuid[] IS NULL OR c.site_id IS NULL OR c.site_id = ANY ($5))`;
-
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function filterParams(f: ContactFilter): unknown[] {
-  return [f.orgId ?? null, f.siteId ?? null, f.q ? `%${likeEscape(f.q)}%` : null, f.externalId ?? null, f.siteIds];
+function filtered(q: SelectQueryBuilder<ContactEntity>, f: ContactFilter): SelectQueryBuilder<ContactEntity> {
+  if (f.orgId) q.andWhere('c.org_id = :orgId', { orgId: f.orgId });
+  if (f.siteId) q.andWhere('c.site_id = :siteId', { siteId: f.siteId });
+  if (f.q) q.andWhere('(c.name ILIKE :q OR c.email ILIKE :q OR c.title ILIKE :q)', { q: `%${likeEscape(f.q)}%` });
+  if (f.externalId) q.andWhere('c.external_id = :externalId', { externalId: f.externalId });
+  if (f.siteIds) q.andWhere('(c.site_id IS NULL OR c.site_id = ANY (CAST(:siteIds AS uuid[])))', { siteIds: [...f.siteIds] });
+  return q;
 }
 
+/** The only writer of contacts outside the importer's batches, through the request's transaction (Db.repo). */
 @Injectable()
 export class ContactRepository {
   constructor(private readonly db: Db) {}
 
-  async list(f: ContactFilter): Promise<{ rows: ContactRow[]; total: number }> {
-    const params = filterParams(f);
-    const rows = await this.db.rows<ContactRow & { total: string }>(
-      `SELECT c.*, count(*) OVER () AS total FROM contacts c WHERE ${FILTER} ORDER BY lower(c.name), c.id LIMIT $6 OFFSET $7`,
-      [...params, f.limit, f.offset],
-    );
-    if (rows.length) return { rows: rows.map(({ total: _t, ...r }) => r), total: Number(rows[0].total) };
+  private repo(): Promise<Repository<ContactEntity>> {
+    return this.db.repo(ContactEntity);
+  }
+
+  /** A page and the total in one statement (query builder: a window count and the case-insensitive order). */
+  async list(f: ContactFilter): Promise<{ rows: ContactEntity[]; total: number }> {
+    const repo = await this.repo();
+    const page = filtered(repo.createQueryBuilder('c'), f)
+      .addSelect('count(*) OVER ()', 'total')
+      .orderBy('lower(c.name)')
+      .addOrderBy('c.id')
+      .limit(f.limit)
+      .offset(pastTheEnd(f.offset));
+    const { entities, raw } = await page.getRawAndEntities<{ total: string }>();
+    if (entities.length) return { rows: entities, total: Number(raw[0].total) };
     // A page past the end still reports how many there are.
-    const count = f.offset > 0 ? await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM contacts c WHERE ${FILTER}`, params) : null;
-    return { rows: [], total: Number(count?.n ?? 0) };
+    return { rows: [], total: f.offset > 0 ? await filtered(repo.createQueryBuilder('c'), f).getCount() : 0 };
   }
 
-  find(id: string): Promise<ContactRow | null> {
-    return this.db.one<ContactRow>(`SELECT * FROM contacts WHERE id = $1`, [id]);
+  async find(id: string): Promise<ContactEntity | null> {
+    return (await this.repo()).findOneBy({ id });
   }
 
-  siteOrg(siteId: string): Promise<{ org_id: string } | null> {
-    return this.db.one<{ org_id: string }>(`SELECT org_id FROM sites WHERE id = $1`, [siteId]);
+  /** The organization of a site (tenancy's table, read through its entity). */
+  async siteOrg(siteId: string): Promise<{ orgId: string } | null> {
+    return (await this.db.repo(SiteEntity)).findOne({ select: { orgId: true }, where: { id: siteId } });
   }
 
-  insert(orgId: string, c: ContactWrite): Promise<ContactRow | null> {
-    return this.db.one<ContactRow>(
-      `INSERT INTO contacts (org_id, site_id, name, email, phones, title, notes, external_id)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8) RETURNING *`,
-      [orgId, c.siteId, c.name, c.email, JSON.stringify(c.phones), c.title, c.notes, c.externalId],
-    );
+  /** Read back after the write: jsonb comes back in PostgreSQL's key order, as responses always showed it. */
+  async insert(orgId: string, c: ContactWrite): Promise<ContactEntity> {
+    const repo = await this.repo();
+    const row = repo.create({ orgId, ...c });
+    await repo.insert(row);
+    return repo.findOneByOrFail({ id: row.id });
   }
 
-  update(id: string, c: ContactWrite): Promise<ContactRow | null> {
-    return this.db.one<ContactRow>(
-      `UPDATE contacts SET site_id = $2, name = $3, email = $4, phones = $5::jsonb, title = $6, notes = $7, external_id = $8, updated_at = now()
-        WHERE id = $1 RETURNING *`,
-      [id, c.siteId, c.name, c.email, JSON.stringify(c.phones), c.title, c.notes, c.externalId],
-    );
+  async update(id: string, c: ContactWrite): Promise<ContactEntity | null> {
+    const repo = await this.repo();
+    const { affected } = await repo.update({ id }, c);
+    return affected ? repo.findOneBy({ id }) : null;
   }
 
-  delete(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM contacts WHERE id = $1`, [id]);
+  async delete(id: string): Promise<number> {
+    return (await (await this.repo()).delete({ id })).affected ?? 0;
   }
 }

@@ -7,21 +7,23 @@ import { requireOrg, requireSite, targetOrg } from '../../../common/tenant-acces
 import { canonicalContact, changedContactFields } from './contact-fields.util';
 import { ContactErrors } from './contact.errors';
 import type { ContactDto, ContactListDto, ContactResponseDto, CreateContactDto, ListContactsQueryDto, UpdateContactDto } from './contact.dto';
-import { ContactRepository, ContactRow, ContactWrite } from './contact.repository';
+import type { ContactEntity } from './contact.entity';
+import { ContactRepository, ContactWrite } from './contact.repository';
+import { ContactBatchRepository, type ContactRecord } from './contact-batch.repository';
 
-export function toContactDto(r: ContactRow): ContactDto {
+export function toContactDto(r: ContactEntity): ContactDto {
   return {
     id: r.id,
-    orgId: r.org_id,
-    siteId: r.site_id,
+    orgId: r.orgId,
+    siteId: r.siteId,
     name: r.name,
     email: r.email,
     phones: r.phones,
     title: r.title,
     notes: r.notes,
-    externalId: r.external_id,
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
+    externalId: r.externalId,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   };
 }
 
@@ -35,6 +37,7 @@ export class ContactService {
   constructor(
     private readonly repo: ContactRepository,
     private readonly audit: AuditService,
+    private readonly batch: ContactBatchRepository,
   ) {}
 
   async list(principal: Principal, q: ListContactsQueryDto): Promise<ContactListDto> {
@@ -55,7 +58,7 @@ export class ContactService {
 
   async get(principal: Principal, id: string): Promise<ContactResponseDto> {
     const row = await this.repo.find(id);
-    if (!row || (row.site_id && !canAccessSite(principal, row.site_id))) throw ContactErrors.notFound();
+    if (!row || (row.siteId && !canAccessSite(principal, row.siteId))) throw ContactErrors.notFound();
     return { success: true, contact: toContactDto(row) };
   }
 
@@ -66,15 +69,15 @@ export class ContactService {
     const fields = canonicalContact({ ...dto, siteId });
     const write: ContactWrite = { ...fields, externalId: dto.externalId?.trim() || null };
     const row = await mapViolations(() => this.repo.insert(orgId, write), { unique: ContactErrors.externalIdTaken });
-    await this.audit.record({ action: 'contact.create', orgId, resourceType: 'contact', resourceId: row!.id, details: { siteId } });
-    return { success: true, contact: toContactDto(row!) };
+    await this.audit.record({ action: 'contact.create', orgId, resourceType: 'contact', resourceId: row.id, details: { siteId } });
+    return { success: true, contact: toContactDto(row) };
   }
 
   async update(principal: Principal, id: string, dto: UpdateContactDto): Promise<ContactResponseDto> {
     const current = await this.writable(principal, id);
-    const siteId = dto.siteId === undefined ? current.site_id : await this.siteOf(current.org_id, dto.siteId);
+    const siteId = dto.siteId === undefined ? current.siteId : await this.siteOf(current.orgId, dto.siteId);
     requireSite(principal, siteId);
-    const before = canonicalContact({ ...current, siteId: current.site_id });
+    const before = canonicalContact(current);
     const after = canonicalContact({
       name: dto.name ?? current.name,
       email: dto.email === undefined ? current.email : dto.email,
@@ -83,32 +86,49 @@ export class ContactService {
       notes: dto.notes === undefined ? current.notes : dto.notes,
       siteId,
     });
-    const externalId = dto.externalId === undefined ? current.external_id : dto.externalId?.trim() || null;
+    const externalId = dto.externalId === undefined ? current.externalId : dto.externalId?.trim() || null;
     const row = await mapViolations(() => this.repo.update(id, { ...after, externalId }), { unique: ContactErrors.externalIdTaken });
-    const changed = changedContactFields(before, after).concat(externalId !== current.external_id ? ['externalId'] : []);
-    await this.audit.record({ action: 'contact.update', orgId: current.org_id, resourceType: 'contact', resourceId: id, details: { changed } });
+    const changed = changedContactFields(before, after).concat(externalId !== current.externalId ? ['externalId'] : []);
+    await this.audit.record({ action: 'contact.update', orgId: current.orgId, resourceType: 'contact', resourceId: id, details: { changed } });
     return { success: true, contact: toContactDto(row!) };
   }
 
   async delete(principal: Principal, id: string): Promise<SuccessDto> {
     const current = await this.writable(principal, id);
     await this.repo.delete(id);
-    await this.audit.record({ action: 'contact.delete', orgId: current.org_id, resourceType: 'contact', resourceId: id, details: { siteId: current.site_id } });
+    await this.audit.record({ action: 'contact.delete', orgId: current.orgId, resourceType: 'contact', resourceId: id, details: { siteId: current.siteId } });
     return { success: true };
   }
 
   /** Not found when invisible; forbidden when visible but beyond the caller's sites. */
-  private async writable(principal: Principal, id: string): Promise<ContactRow> {
+  private async writable(principal: Principal, id: string): Promise<ContactEntity> {
     const row = await this.repo.find(id);
-    if (!row || (row.site_id && !canAccessSite(principal, row.site_id))) throw ContactErrors.notFound();
-    requireSite(principal, row.site_id);
+    if (!row || (row.siteId && !canAccessSite(principal, row.siteId))) throw ContactErrors.notFound();
+    requireSite(principal, row.siteId);
     return row;
   }
 
   private async siteOf(orgId: string, siteId: string | null): Promise<string | null> {
     if (!siteId) return null;
     const site = await this.repo.siteOrg(siteId);
-    if (!site || site.org_id !== orgId) throw ContactErrors.siteNotInOrganization();
+    if (!site || site.orgId !== orgId) throw ContactErrors.siteNotInOrganization();
     return siteId;
+  }
+
+  // Bulk writes for other modules (the importer), in the caller's transaction.
+
+  /** Oldest first. */
+  ofOrgs(orgIds: string[]): Promise<ContactRecord[]> {
+    return this.batch.ofOrgs(orgIds);
+  }
+
+  record(orgId: string, id: string): Promise<ContactRecord | null> {
+    return this.batch.one(orgId, id);
+  }
+
+  /** Inserts the new contacts and updates the known ones, one statement each. */
+  async upsertMany(inserts: ContactRecord[], updates: ContactRecord[]): Promise<void> {
+    await this.batch.insertMany(inserts);
+    await this.batch.updateMany(updates);
   }
 }

@@ -35,7 +35,7 @@ export class CustomFieldValueService {
     const device = await this.writable(principal, deviceId);
     const def = await this.repo.find(definitionId);
     if (!def) throw CustomFieldErrors.notFound();
-    if (def.org_id ? def.org_id !== device.org_id : def.partner_id !== device.partner_id) throw CustomFieldErrors.notApplicable();
+    if (def.orgId ? def.orgId !== device.org_id : def.partnerId !== device.partner_id) throw CustomFieldErrors.notApplicable();
     const checked = checkValue(def, raw);
     if (!checked.ok) throw CustomFieldErrors.invalidValue(checked.message);
     const changed = await this.repo.upsertValue(device.org_id, deviceId, definitionId, checked.value);

@@ -1,20 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { Repository } from 'typeorm';
 import { Db } from '../../../infra/database/db.service';
-import type { CustomFieldType, CustomFieldValidation, CustomFieldValue } from './custom-field-value.util';
+import type { CustomFieldType, CustomFieldValue } from './custom-field-value.util';
+import { CustomFieldEntity } from './custom-field.entity';
 
-export interface CustomFieldRow {
-  id: string;
-  partner_id: string | null;
-  org_id: string | null;
-  key: string;
-  name: string;
-  description: string | null;
-  type: CustomFieldType;
-  options: string[];
-  validation: CustomFieldValidation;
-  created_at: Date;
-  updated_at: Date;
-}
+export type NewCustomField = Pick<CustomFieldEntity, 'partnerId' | 'orgId' | 'key' | 'name' | 'description' | 'type' | 'options' | 'validation'>;
 
 export interface CustomFieldValueRow {
   definition_id: string;
@@ -35,23 +25,30 @@ export interface DeviceRef {
 /** A dynamic group whose filter names the custom field `$1`. */
 const USES_FIELD = `g.kind = 'dynamic' AND jsonb_path_exists(g.filter, '$.** ? (@.customField == $id)', jsonb_build_object('id', $1::text))`;
 
+/**
+ * Definitions are entities, written through the request's transaction (Db.repo). The checks that
+ * search other tables (key clashes across the partner, options in use by device values, dynamic
+ * groups filtering on a field with a JSON path) and the device values, whose upsert writes only a
+ * changed value, stay SQL.
+ */
 @Injectable()
 export class CustomFieldRepository {
   constructor(private readonly db: Db) {}
 
-  /** `orgId`: the fields that apply to it (partner-wide ones of its partner and its own). */
-  list(f: { orgId?: string; scope?: 'partner' | 'organization' }): Promise<CustomFieldRow[]> {
-    return this.db.rows<CustomFieldRow>(
-      `SELECT d.* FROM custom_field_definitions d
-        WHERE ($1::uuid IS NULL OR d.org_id = $1 OR d.partner_id = (SELECT o.partner_id FROM organizations o WHERE o.id = $1))
-          AND ($2::text IS NULL OR ($2 = 'partner') = (d.partner_id IS NOT NULL))
-        ORDER BY d.key, d.org_id NULLS FIRST, d.id`,
-      [f.orgId ?? null, f.scope ?? null],
-    );
+  private repo(): Promise<Repository<CustomFieldEntity>> {
+    return this.db.repo(CustomFieldEntity);
   }
 
-  find(id: string): Promise<CustomFieldRow | null> {
-    return this.db.one<CustomFieldRow>(`SELECT * FROM custom_field_definitions WHERE id = $1`, [id]);
+  /** `orgId`: the fields that apply to it (partner-wide ones of its partner and its own). A query builder, for the owner test through the organization. */
+  async list(f: { orgId?: string; scope?: 'partner' | 'organization' }): Promise<CustomFieldEntity[]> {
+    const q = (await this.repo()).createQueryBuilder('d');
+    if (f.orgId) q.andWhere('(d.org_id = :orgId OR d.partner_id = (SELECT o.partner_id FROM organizations o WHERE o.id = :orgId))', { orgId: f.orgId });
+    if (f.scope) q.andWhere(f.scope === 'partner' ? 'd.partner_id IS NOT NULL' : 'd.partner_id IS NULL');
+    return q.orderBy('d.key').addOrderBy('d.org_id', 'ASC', 'NULLS FIRST').addOrderBy('d.id').getMany();
+  }
+
+  async find(id: string): Promise<CustomFieldEntity | null> {
+    return (await this.repo()).findOneBy({ id });
   }
 
   /**
@@ -69,24 +66,22 @@ export class CustomFieldRepository {
     return row !== null;
   }
 
-  insert(d: { partnerId: string | null; orgId: string | null; key: string; name: string; description: string | null; type: CustomFieldType; options: string[]; validation: CustomFieldValidation }): Promise<CustomFieldRow | null> {
-    return this.db.one<CustomFieldRow>(
-      `INSERT INTO custom_field_definitions (partner_id, org_id, key, name, description, type, options, validation)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb) RETURNING *`,
-      [d.partnerId, d.orgId, d.key, d.name, d.description, d.type, JSON.stringify(d.options), JSON.stringify(d.validation)],
-    );
+  /** Read back after the write: jsonb comes back in PostgreSQL's key order, as responses always showed it. */
+  async insert(d: NewCustomField): Promise<CustomFieldEntity> {
+    const repo = await this.repo();
+    const row = repo.create(d);
+    await repo.insert(row);
+    return repo.findOneByOrFail({ id: row.id });
   }
 
-  update(id: string, d: { name: string; description: string | null; options: string[]; validation: CustomFieldValidation }): Promise<CustomFieldRow | null> {
-    return this.db.one<CustomFieldRow>(
-      `UPDATE custom_field_definitions SET name = $2, description = $3, options = $4::jsonb, validation = $5::jsonb, updated_at = now()
-        WHERE id = $1 RETURNING *`,
-      [id, d.name, d.description, JSON.stringify(d.options), JSON.stringify(d.validation)],
-    );
+  async update(id: string, d: Pick<CustomFieldEntity, 'name' | 'description' | 'options' | 'validation'>): Promise<CustomFieldEntity | null> {
+    const repo = await this.repo();
+    const { affected } = await repo.update({ id }, { name: d.name, description: d.description, options: d.options, validation: d.validation });
+    return affected ? repo.findOneBy({ id }) : null;
   }
 
-  delete(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM custom_field_definitions WHERE id = $1`, [id]);
+  async delete(id: string): Promise<number> {
+    return (await (await this.repo()).delete({ id })).affected ?? 0;
   }
 
   /** Options among `options` that some device value still uses (system context: every organization). */

@@ -9,22 +9,24 @@ import { newOwner, Owner, ownerScopeOf, requireOwnerWrite } from '../ownership.u
 import { canonicalOptions, CustomFieldValidation, definitionProblems } from './custom-field-value.util';
 import { CustomFieldErrors } from './custom-field.errors';
 import type { CreateCustomFieldDto, CustomFieldDto, CustomFieldListDto, CustomFieldResponseDto, ListCustomFieldsQueryDto, UpdateCustomFieldDto } from './custom-field.dto';
-import { CustomFieldRepository, CustomFieldRow } from './custom-field.repository';
+import type { CustomFieldEntity } from './custom-field.entity';
+import { CustomFieldRepository } from './custom-field.repository';
+import { CustomFieldBatchRepository, type CustomFieldRecord, type CustomFieldValueRecord } from './custom-field-batch.repository';
 
-export function toCustomFieldDto(r: CustomFieldRow): CustomFieldDto {
+export function toCustomFieldDto(r: CustomFieldEntity): CustomFieldDto {
   return {
     id: r.id,
-    scope: ownerScopeOf({ partnerId: r.partner_id, orgId: r.org_id }),
-    partnerId: r.partner_id,
-    orgId: r.org_id,
+    scope: ownerScopeOf({ partnerId: r.partnerId, orgId: r.orgId }),
+    partnerId: r.partnerId,
+    orgId: r.orgId,
     key: r.key,
     name: r.name,
     description: r.description,
     type: r.type,
     options: r.options,
     validation: r.validation,
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   };
 }
 
@@ -44,6 +46,7 @@ export class CustomFieldService {
     private readonly repo: CustomFieldRepository,
     private readonly tx: TenantTransaction,
     private readonly audit: AuditService,
+    private readonly batch: CustomFieldBatchRepository,
   ) {}
 
   async list(principal: Principal, q: ListCustomFieldsQueryDto): Promise<CustomFieldListDto> {
@@ -66,13 +69,13 @@ export class CustomFieldService {
       () => this.repo.insert({ ...owner, key: dto.key, name: dto.name, description: dto.description ?? null, type: dto.type, options, validation }),
       { unique: () => CustomFieldErrors.keyTaken(dto.key) },
     );
-    await this.audit.record({ action: 'custom_field.create', ...owner, resourceType: 'custom_field', resourceId: row!.id, details: { key: dto.key, type: dto.type } });
-    return { success: true, customField: toCustomFieldDto(row!) };
+    await this.audit.record({ action: 'custom_field.create', ...owner, resourceType: 'custom_field', resourceId: row.id, details: { key: dto.key, type: dto.type } });
+    return { success: true, customField: toCustomFieldDto(row) };
   }
 
   async update(principal: Principal, id: string, dto: UpdateCustomFieldDto): Promise<CustomFieldResponseDto> {
     const current = await this.found(id);
-    const owner = { partnerId: current.partner_id, orgId: current.org_id };
+    const owner = { partnerId: current.partnerId, orgId: current.orgId };
     requireOwnerWrite(principal, owner, 'custom field');
     const options = dto.options === undefined ? current.options : canonicalOptions(dto.options);
     const validation = dto.validation === undefined ? current.validation : cleanValidation(dto.validation);
@@ -95,7 +98,7 @@ export class CustomFieldService {
 
   async delete(principal: Principal, id: string): Promise<SuccessDto> {
     const current = await this.found(id);
-    const owner = { partnerId: current.partner_id, orgId: current.org_id };
+    const owner = { partnerId: current.partnerId, orgId: current.orgId };
     requireOwnerWrite(principal, owner, 'custom field');
     // The decision sees every organization; the answer names only the groups the caller can see.
     const { referenced, values } = await this.tx.withSystemContext('groups and values of a partner-wide field live in every organization', async () => ({
@@ -108,7 +111,7 @@ export class CustomFieldService {
     return { success: true };
   }
 
-  private async found(id: string): Promise<CustomFieldRow> {
+  private async found(id: string): Promise<CustomFieldEntity> {
     const row = await this.repo.find(id);
     if (!row) throw CustomFieldErrors.notFound();
     return row;
@@ -117,5 +120,34 @@ export class CustomFieldService {
   private async requireFreeKey(owner: Owner, key: string): Promise<void> {
     const clash = await this.tx.withSystemContext('a key must not clash with a field of an organization the caller may not see', () => this.repo.keyClash(owner, key));
     if (clash) throw CustomFieldErrors.keyTaken(key);
+  }
+
+  // Bulk writes for other modules (the importer), in the caller's transaction.
+
+  definitionsOf(partnerId: string, orgIds: string[]): Promise<CustomFieldRecord[]> {
+    return this.batch.definitions(partnerId, orgIds);
+  }
+
+  /** Keys of organization fields anywhere under the partner (a partner-wide key must not reuse one). */
+  orgFieldKeys(partnerId: string): Promise<Set<string>> {
+    return this.batch.orgFieldKeys(partnerId);
+  }
+
+  saveDefinition(d: CustomFieldRecord, insert: boolean): Promise<void> {
+    return insert ? this.batch.insertDefinition(d) : this.batch.updateDefinition(d);
+  }
+
+  /** Which of these options some device's value still uses. */
+  optionsInUse(definitionId: string, options: string[]): Promise<string[]> {
+    return this.repo.optionsInUse(definitionId, options);
+  }
+
+  valuesOf(orgIds: string[]): Promise<CustomFieldValueRecord[]> {
+    return this.batch.values(orgIds);
+  }
+
+  /** Writes values; rows already present are replaced (the caller decides which rows to send). */
+  upsertValues(rows: CustomFieldValueRecord[]): Promise<void> {
+    return this.batch.upsertValues(rows);
   }
 }

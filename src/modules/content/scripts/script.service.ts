@@ -10,29 +10,31 @@ import type { Problem } from '../path.util';
 import { canonicalMapping, canonicalParameters, ExitCodeSeverity, mappingProblems, parameterProblems, ScriptParameter } from './script-shape.util';
 import { ScriptErrors } from './script.errors';
 import type { CreateScriptDto, ListScriptsQueryDto, ScriptDto, ScriptListDto, ScriptResponseDto, ScriptSummaryDto, UpdateScriptDto } from './script.dto';
-import { ScriptRepository, ScriptRow, ScriptWrite } from './script.repository';
+import type { ScriptEntity, ScriptSummary } from './script.entity';
+import { ScriptRepository, ScriptWrite } from './script.repository';
+import { ScriptBatchRepository, type ScriptRecord } from './script-batch.repository';
 
-export function toScriptSummaryDto(r: ScriptRow): ScriptSummaryDto {
+export function toScriptSummaryDto(r: ScriptSummary): ScriptSummaryDto {
   return {
     id: r.id,
-    availability: ownerScopeOf({ partnerId: r.partner_id, orgId: r.org_id }),
-    partnerId: r.partner_id,
-    orgId: r.org_id,
+    availability: ownerScopeOf({ partnerId: r.partnerId, orgId: r.orgId }),
+    partnerId: r.partnerId,
+    orgId: r.orgId,
     name: r.name,
     description: r.description,
     category: r.category,
     language: r.language,
-    runAs: r.run_as,
-    timeoutSeconds: r.timeout_seconds,
+    runAs: r.runAs,
+    timeoutSeconds: r.timeoutSeconds,
     parameters: r.parameters,
-    exitCodeSeverityMapping: r.exit_code_severity_mapping,
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
+    exitCodeSeverityMapping: r.exitCodeSeverityMapping,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   };
 }
 
-function toScriptDto(r: ScriptRow): ScriptDto {
-  return { ...toScriptSummaryDto(r), body: r.body ?? '' };
+function toScriptDto(r: ScriptEntity): ScriptDto {
+  return { ...toScriptSummaryDto(r), body: r.body };
 }
 
 /** Problems of the parts of a script that relate entries to each other (the DTO checks each value). */
@@ -54,6 +56,7 @@ export class ScriptService {
   constructor(
     private readonly repo: ScriptRepository,
     private readonly audit: AuditService,
+    private readonly batch: ScriptBatchRepository,
   ) {}
 
   async list(principal: Principal, q: ListScriptsQueryDto): Promise<ScriptListDto> {
@@ -86,26 +89,26 @@ export class ScriptService {
       action: 'script.create',
       ...owner,
       resourceType: 'script',
-      resourceId: row!.id,
+      resourceId: row.id,
       details: { name: write.name, runAs: write.runAs, language: write.language, bodySha256: sha256(write.body) },
     });
-    return { success: true, script: toScriptDto(row!) };
+    return { success: true, script: toScriptDto(row) };
   }
 
   async update(principal: Principal, id: string, dto: UpdateScriptDto): Promise<ScriptResponseDto> {
     const current = await this.found(id);
-    const owner = { partnerId: current.partner_id, orgId: current.org_id };
+    const owner = { partnerId: current.partnerId, orgId: current.orgId };
     requireOwnerWrite(principal, owner, 'script');
     const write = this.checked({
       name: dto.name ?? current.name,
       description: dto.description === undefined ? current.description : dto.description,
       category: dto.category ?? current.category,
       language: dto.language ?? current.language,
-      body: dto.body ?? current.body ?? '',
-      runAs: dto.runAs ?? current.run_as,
-      timeoutSeconds: dto.timeoutSeconds ?? current.timeout_seconds,
+      body: dto.body ?? current.body,
+      runAs: dto.runAs ?? current.runAs,
+      timeoutSeconds: dto.timeoutSeconds ?? current.timeoutSeconds,
       parameters: (dto.parameters ?? current.parameters) as ScriptParameter[],
-      exitCodeSeverityMapping: (dto.exitCodeSeverityMapping ?? current.exit_code_severity_mapping) as ExitCodeSeverity[],
+      exitCodeSeverityMapping: (dto.exitCodeSeverityMapping ?? current.exitCodeSeverityMapping) as ExitCodeSeverity[],
     });
     const row = await mapViolations(() => this.repo.update(id, write), { unique: ScriptErrors.nameTaken });
     await this.audit.record({
@@ -120,7 +123,7 @@ export class ScriptService {
 
   async delete(principal: Principal, id: string): Promise<SuccessDto> {
     const current = await this.found(id);
-    const owner = { partnerId: current.partner_id, orgId: current.org_id };
+    const owner = { partnerId: current.partnerId, orgId: current.orgId };
     requireOwnerWrite(principal, owner, 'script');
     await this.repo.delete(id);
     await this.audit.record({ action: 'script.delete', ...owner, resourceType: 'script', resourceId: id, details: { name: current.name } });
@@ -133,9 +136,19 @@ export class ScriptService {
     return { ...w, parameters: canonicalParameters(w.parameters), exitCodeSeverityMapping: canonicalMapping(w.exitCodeSeverityMapping) };
   }
 
-  private async found(id: string): Promise<ScriptRow> {
+  private async found(id: string): Promise<ScriptEntity> {
     const row = await this.repo.find(id);
     if (!row) throw ScriptErrors.notFound();
     return row;
+  }
+
+  // Bulk writes for other modules (the importer), in the caller's transaction.
+
+  ofOwners(partnerId: string, orgIds: string[]): Promise<ScriptRecord[]> {
+    return this.batch.ofOwners(partnerId, orgIds);
+  }
+
+  save(s: ScriptRecord, insert: boolean): Promise<void> {
+    return this.batch.save(s, insert);
   }
 }

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { canonicalContact, changedContactFields, emailKey, nameKey } from '../../content/contacts/contact-fields.util';
 import type { ImportPlan } from '../document/import-plan';
-import { ContactRow, ImportDataRepository } from '../import-data.repository';
+import { ImportLinkRepository, MatchWrite } from '../import-link.repository';
+import { ContactService } from '../../content/contacts/contact.service';
+import type { ContactRecord } from '../../content/contacts/contact-batch.repository';
+import { SiteService } from '../../tenancy/sites/site.service';
 import { ImportPhase, importableCustomers, PhaseContext } from './phase.types';
 import { loadSites } from './site-lookup';
 
@@ -16,16 +19,20 @@ import { loadSites } from './site-lookup';
 export class ContactsPhase implements ImportPhase {
   readonly name = 'contacts' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly sites: SiteService,
+    private readonly contacts: ContactService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const customers = importableCustomers(plan, ctx, (c) => c.contacts.map((x) => ({ ref: x.ref, kind: 'contact' as const, externalId: x.item.externalId })));
     const orgIds = customers.map((c) => c.orgId);
-    const sites = await loadSites(this.repo, ctx, orgIds);
-    const existing = await this.repo.contacts(orgIds);
-    const byExternal = new Map<string, ContactRow>();
-    const byEmail = new Map<string, ContactRow>();
-    const byName = new Map<string, ContactRow>();
+    const sites = await loadSites(this.sites, this.links, ctx, orgIds);
+    const existing = await this.contacts.ofOrgs(orgIds);
+    const byExternal = new Map<string, ContactRecord>();
+    const byEmail = new Map<string, ContactRecord>();
+    const byName = new Map<string, ContactRecord>();
     for (const c of existing) {
       if (c.external_id) {
         byExternal.set(`${c.org_id}|${c.external_id}`, c);
@@ -37,11 +44,11 @@ export class ContactsPhase implements ImportPhase {
       if (e && !byEmail.has(`${c.org_id}|${e}`)) byEmail.set(`${c.org_id}|${e}`, c);
       if (n && !byName.has(`${c.org_id}|${n}`)) byName.set(`${c.org_id}|${n}`, c);
     }
-    const pending = new Map((await this.repo.pendingMatches(orgIds)).map((m) => [`${m.org_id}|${m.external_id}`, m]));
+    const pending = new Map((await this.links.pendingMatches(orgIds)).map((m) => [`${m.org_id}|${m.external_id}`, m]));
 
-    const inserts: ContactRow[] = [];
-    const updates: ContactRow[] = [];
-    const matches: Parameters<ImportDataRepository['insertMatches']>[1] = [];
+    const inserts: ContactRecord[] = [];
+    const updates: ContactRecord[] = [];
+    const matches: MatchWrite[] = [];
     for (const { customer, orgId } of customers) {
       for (const { ref, item: src } of customer.contacts) {
         const item = { kind: 'contact' as const, ref, externalId: src.externalId, name: src.name };
@@ -80,12 +87,11 @@ export class ContactsPhase implements ImportPhase {
         ctx.out.add('created', item);
       }
     }
-    await this.repo.insertContacts(inserts);
-    await this.repo.updateContacts(updates);
-    await this.repo.insertMatches(ctx.importId, matches);
+    await this.contacts.upsertMany(inserts, updates);
+    await this.links.insertMatches(ctx.importId, matches);
   }
 }
 
-function row(id: string, orgId: string, c: ReturnType<typeof canonicalContact>, externalId: string): ContactRow {
+function row(id: string, orgId: string, c: ReturnType<typeof canonicalContact>, externalId: string): ContactRecord {
   return { id, org_id: orgId, site_id: c.siteId, name: c.name, email: c.email, phones: c.phones, title: c.title, notes: c.notes, external_id: externalId };
 }

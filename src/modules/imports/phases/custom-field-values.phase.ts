@@ -2,7 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { checkValue, CustomFieldValue, parseTextValue } from '../../content/custom-fields/custom-field-value.util';
 import { stableJson } from '../../content/json.util';
 import type { ImportPlan } from '../document/import-plan';
-import { DefinitionRow, ImportDataRepository } from '../import-data.repository';
+import { ImportLinkRepository } from '../import-link.repository';
+import { CustomFieldService } from '../../content/custom-fields/custom-field.service';
+import type { CustomFieldRecord } from '../../content/custom-fields/custom-field-batch.repository';
+import { DeviceService } from '../../tenancy/devices/device.service';
 import type { ReportItem } from '../import-report';
 import { ImportPhase, importableCustomers, PhaseContext } from './phase.types';
 
@@ -17,13 +20,17 @@ type Resolved = { deviceId: string } | { reason: string };
 export class CustomFieldValuesPhase implements ImportPhase {
   readonly name = 'customFieldValues' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly fields: CustomFieldService,
+    private readonly devices: DeviceService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const customers = importableCustomers(plan, ctx, (c) => c.values.map((v) => ({ ref: v.ref, kind: 'custom_field_value' as const, externalId: v.item.deviceExternalId })));
     const orgIds = customers.map((c) => c.orgId);
-    const defs = await this.repo.definitions(ctx.partnerId, orgIds);
-    const devices = await this.repo.devices(orgIds);
+    const defs = await this.fields.definitionsOf(ctx.partnerId, orgIds);
+    const devices = await this.devices.ofOrgs(orgIds);
     const deviceIds = new Set(devices.map((d) => d.id));
     const byHost = new Map<string, string[]>();
     for (const d of devices) {
@@ -38,11 +45,11 @@ export class CustomFieldValuesPhase implements ImportPhase {
       idLinks.set(k, [...new Set([...(idLinks.get(k) ?? []), local])]);
     };
     if (plan.format === 'interchange') {
-      for (const l of await this.repo.links(ctx.partnerId, ctx.source, 'device')) addLink(l.namespace as string, l.external_id, l.local_id);
+      for (const l of await this.links.links(ctx.partnerId, ctx.source, 'device')) addLink(l.namespace as string, l.external_id, l.local_id);
     } else {
-      for (const orgId of orgIds) for (const l of await this.repo.deviceLinksOfOrg(orgId)) addLink(orgId, l.external_id, l.local_id);
+      for (const orgId of orgIds) for (const l of await this.links.deviceLinksOfOrg(orgId)) addLink(orgId, l.external_id, l.local_id);
     }
-    const existing = new Map((await this.repo.values(orgIds)).map((v) => [`${v.device_id}|${v.definition_id}`, v.value]));
+    const existing = new Map((await this.fields.valuesOf(orgIds)).map((v) => [`${v.device_id}|${v.definition_id}`, v.value]));
 
     const resolveDevice = (orgId: string, ext: string | undefined, hostname: string | undefined): Resolved => {
       if (ext !== undefined) {
@@ -58,7 +65,7 @@ export class CustomFieldValuesPhase implements ImportPhase {
 
     const writes = new Map<string, { row: { org_id: string; device_id: string; definition_id: string; value: CustomFieldValue }; outcome: 'created' | 'updated'; item: ReportItem }>();
     for (const { customer, orgId } of customers) {
-      const fields = new Map<string, DefinitionRow>();
+      const fields = new Map<string, CustomFieldRecord>();
       for (const d of defs) if (d.partner_id || d.org_id === orgId) fields.set(d.key, d);
       for (const { ref, item: src } of customer.values) {
         const item: ReportItem = { kind: 'custom_field_value', ref, name: src.field, ...(src.deviceExternalId !== undefined ? { externalId: src.deviceExternalId } : {}) };
@@ -94,6 +101,6 @@ export class CustomFieldValuesPhase implements ImportPhase {
       }
     }
     for (const w of writes.values()) ctx.out.add(w.outcome, w.outcome === 'updated' ? { ...w.item, fields: ['value'] } : w.item);
-    await this.repo.upsertValues([...writes.values()].map((w) => w.row));
+    await this.fields.upsertValues([...writes.values()].map((w) => w.row));
   }
 }

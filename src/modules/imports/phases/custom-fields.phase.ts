@@ -3,14 +3,16 @@ import { Injectable } from '@nestjs/common';
 import { canonicalOptions, CustomFieldValidation } from '../../content/custom-fields/custom-field-value.util';
 import type { ImportPlan, Planned } from '../document/import-plan';
 import type { SourceCustomField } from '../document/interchange.types';
-import { DefinitionRow, ImportDataRepository, LinkWrite } from '../import-data.repository';
+import { ImportLinkRepository, LinkWrite } from '../import-link.repository';
+import { CustomFieldService } from '../../content/custom-fields/custom-field.service';
+import type { CustomFieldRecord } from '../../content/custom-fields/custom-field-batch.repository';
 import type { ReportItem } from '../import-report';
 import { mergeLater } from './merge.util';
 import { changedFields, ImportPhase, PhaseContext } from './phase.types';
 
 const COMPARED = ['name', 'description', 'options', 'validation'] as const;
 
-function desiredOf(f: SourceCustomField): Pick<DefinitionRow, 'name' | 'description' | 'options' | 'validation'> {
+function desiredOf(f: SourceCustomField): Pick<CustomFieldRecord, 'name' | 'description' | 'options' | 'validation'> {
   return { name: f.name, description: f.description ?? null, options: canonicalOptions(f.options), validation: (f.validation ?? {}) as CustomFieldValidation };
 }
 
@@ -25,19 +27,22 @@ function desiredOf(f: SourceCustomField): Pick<DefinitionRow, 'name' | 'descript
 export class CustomFieldsPhase implements ImportPhase {
   readonly name = 'customFields' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly fields: CustomFieldService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const orgIds = plan.customers.map((c) => ctx.orgs.get(c.ref)).filter((x): x is string => !!x);
-    const defs = await this.repo.definitions(ctx.partnerId, orgIds);
-    const linkRows = await this.repo.links(ctx.partnerId, ctx.source, 'custom_field');
+    const defs = await this.fields.definitionsOf(ctx.partnerId, orgIds);
+    const linkRows = await this.links.links(ctx.partnerId, ctx.source, 'custom_field');
     const links = new Map(linkRows.map((l) => [`${l.namespace ?? ''}|${l.external_id}`, l.local_id]));
     const byId = new Map(defs.map((d) => [d.id, d]));
     const partnerKeys = new Map(defs.filter((d) => d.partner_id).map((d) => [d.key, d]));
-    const orgKeys = await this.repo.orgFieldKeys(ctx.partnerId);
+    const orgKeys = await this.fields.orgFieldKeys(ctx.partnerId);
     const newLinks: LinkWrite[] = [];
 
-    const apply = async (rows: Planned<SourceCustomField>[], overridden: string[], owner: { orgId: string | null }, existingByKey: Map<string, DefinitionRow>) => {
+    const apply = async (rows: Planned<SourceCustomField>[], overridden: string[], owner: { orgId: string | null }, existingByKey: Map<string, CustomFieldRecord>) => {
       const winner = rows[rows.length - 1];
       const f = winner.item;
       const item: ReportItem = { kind: 'custom_field', ref: winner.ref, externalId: f.externalId, name: f.key, ...(overridden.length ? { mergedFrom: overridden } : {}) };
@@ -50,8 +55,8 @@ export class CustomFieldsPhase implements ImportPhase {
         if (!owner.orgId && orgKeys.has(f.key)) return ctx.out.add('unresolved', { ...item, reason: 'an organization field of the partner already uses this key' });
         if (owner.orgId && partnerKeys.has(f.key)) return ctx.out.add('unresolved', { ...item, reason: 'a partner-wide field already uses this key' });
         id = randomUUID();
-        const row: DefinitionRow = { id, partner_id: owner.orgId ? null : ctx.partnerId, org_id: owner.orgId, key: f.key, type: f.type, ...desired };
-        await this.repo.insertDefinition(row);
+        const row: CustomFieldRecord = { id, partner_id: owner.orgId ? null : ctx.partnerId, org_id: owner.orgId, key: f.key, type: f.type, ...desired };
+        await this.fields.saveDefinition(row, true);
         existingByKey.set(f.key, row);
         byId.set(id, row);
         ctx.out.add('created', item);
@@ -60,10 +65,10 @@ export class CustomFieldsPhase implements ImportPhase {
         if (current.type !== f.type) return ctx.out.add('unresolved', { ...item, reason: `the field exists with type ${current.type}; a type never changes` });
         const fields = changedFields({ ...current }, { ...current, ...desired }, [...COMPARED]);
         const removed = current.options.filter((o) => !desired.options.includes(o));
-        const inUse = fields.includes('options') ? await this.repo.optionsInUse(current.id, removed) : [];
+        const inUse = fields.includes('options') ? await this.fields.optionsInUse(current.id, removed) : [];
         if (inUse.length) return ctx.out.add('unresolved', { ...item, reason: `devices still use options that would be removed: ${inUse.join(', ')}` });
         if (fields.length) {
-          await this.repo.updateDefinition({ ...current, ...desired });
+          await this.fields.saveDefinition({ ...current, ...desired }, false);
           Object.assign(current, desired);
           ctx.out.add('updated', { ...item, fields });
         } else ctx.out.add('unchanged', item);
@@ -85,6 +90,6 @@ export class CustomFieldsPhase implements ImportPhase {
         await apply(m.rows, m.overridden, { orgId }, own);
       }
     }
-    await this.repo.saveLinks(ctx.partnerId, ctx.source, newLinks);
+    await this.links.saveLinks(ctx.partnerId, ctx.source, newLinks);
   }
 }

@@ -3,7 +3,10 @@ import { Injectable } from '@nestjs/common';
 import { stableJson } from '../../content/json.util';
 import { DeviceFilter, filterCustomFields, mapFilterCustomFields } from '../../policies/dynamic-groups/device-filter.util';
 import type { ImportPlan } from '../document/import-plan';
-import { ImportDataRepository, LinkWrite } from '../import-data.repository';
+import { ImportLinkRepository, LinkWrite } from '../import-link.repository';
+import { CustomFieldService } from '../../content/custom-fields/custom-field.service';
+import { DeviceGroupService } from '../../tenancy/device-groups/device-group.service';
+import { SiteService } from '../../tenancy/sites/site.service';
 import { ImportPhase, importableCustomers, PhaseContext } from './phase.types';
 import { loadSites } from './site-lookup';
 
@@ -16,15 +19,20 @@ import { loadSites } from './site-lookup';
 export class DeviceGroupsPhase implements ImportPhase {
   readonly name = 'deviceGroups' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly sites: SiteService,
+    private readonly fields: CustomFieldService,
+    private readonly groups: DeviceGroupService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const customers = importableCustomers(plan, ctx, (c) => c.groups.map((g) => ({ ref: g.ref, kind: 'device_group' as const, externalId: g.item.externalId })));
     const orgIds = customers.map((c) => c.orgId);
-    const sites = await loadSites(this.repo, ctx, orgIds);
-    const defs = await this.repo.definitions(ctx.partnerId, orgIds);
-    const groups = await this.repo.groups(orgIds);
-    const links = new Map((await this.repo.links(ctx.partnerId, ctx.source, 'device_group')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
+    const sites = await loadSites(this.sites, this.links, ctx, orgIds);
+    const defs = await this.fields.definitionsOf(ctx.partnerId, orgIds);
+    const groups = await this.groups.groupsOf(orgIds);
+    const links = new Map((await this.links.links(ctx.partnerId, ctx.source, 'device_group')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
     const newLinks: LinkWrite[] = [];
 
     for (const { customer, orgId } of customers) {
@@ -56,19 +64,19 @@ export class DeviceGroupsPhase implements ImportPhase {
         const id = current?.id ?? randomUUID();
         newLinks.push({ kind: 'device_group', namespace: orgId, externalId: src.externalId, orgId, localId: id });
         if (!current) {
-          await this.repo.insertGroup({ id, orgId, siteId, name: src.name, filter });
+          await this.groups.insertDynamic(id, orgId, { siteId, name: src.name, filter });
           groups.push({ id, org_id: orgId, site_id: siteId, name: src.name, kind: 'dynamic', filter });
           ctx.out.add('created', item);
           continue;
         }
         const fields = [...(current.name !== src.name ? ['name'] : []), ...(current.site_id !== siteId ? ['siteId'] : []), ...(stableJson(current.filter) !== stableJson(filter) ? ['filter'] : [])];
         if (fields.length) {
-          await this.repo.updateGroup({ id, siteId, name: src.name, filter });
+          await this.groups.updateDynamic(id, { siteId, name: src.name, filter });
           Object.assign(current, { name: src.name, site_id: siteId, filter });
           ctx.out.add('updated', { ...item, fields });
         } else ctx.out.add('unchanged', item);
       }
     }
-    await this.repo.saveLinks(ctx.partnerId, ctx.source, newLinks);
+    await this.links.saveLinks(ctx.partnerId, ctx.source, newLinks);
   }
 }

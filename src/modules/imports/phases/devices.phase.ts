@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { ImportPlan } from '../document/import-plan';
-import { DeviceRow, ImportDataRepository, LinkWrite } from '../import-data.repository';
+import { ImportLinkRepository, LinkWrite } from '../import-link.repository';
+import type { DeviceRecord } from '../../tenancy/devices/device-batch.repository';
+import { DeviceService } from '../../tenancy/devices/device.service';
+import { SiteService } from '../../tenancy/sites/site.service';
 import { changedFields, ImportPhase, importableCustomers, PhaseContext } from './phase.types';
 import { loadSites } from './site-lookup';
 
@@ -15,26 +18,30 @@ import { loadSites } from './site-lookup';
 export class DevicesPhase implements ImportPhase {
   readonly name = 'devices' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly sites: SiteService,
+    private readonly devices: DeviceService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const customers = importableCustomers(plan, ctx, (c) => c.devices.map((d) => ({ ref: d.ref, kind: 'device' as const, externalId: d.item.externalId })));
     const orgIds = customers.map((c) => c.orgId);
-    const sites = await loadSites(this.repo, ctx, orgIds);
-    const existing = await this.repo.devices(orgIds);
+    const sites = await loadSites(this.sites, this.links, ctx, orgIds);
+    const existing = await this.devices.ofOrgs(orgIds);
     const byId = new Map(existing.map((d) => [d.id, d]));
-    const linkRows = await this.repo.links(ctx.partnerId, ctx.source, 'device');
+    const linkRows = await this.links.links(ctx.partnerId, ctx.source, 'device');
     const links = new Map(linkRows.map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
     const linked = new Set(linkRows.map((l) => l.local_id));
-    const byHost = new Map<string, DeviceRow[]>();
+    const byHost = new Map<string, DeviceRecord[]>();
     for (const d of existing) {
       if (linked.has(d.id)) continue;
       const k = `${d.org_id}|${d.hostname.toLowerCase()}`;
       byHost.set(k, [...(byHost.get(k) ?? []), d]);
     }
 
-    const inserts: DeviceRow[] = [];
-    const updates: DeviceRow[] = [];
+    const inserts: DeviceRecord[] = [];
+    const updates: DeviceRecord[] = [];
     const newLinks: LinkWrite[] = [];
     for (const { customer, orgId } of customers) {
       for (const { ref, item: src } of customer.devices) {
@@ -66,7 +73,7 @@ export class DevicesPhase implements ImportPhase {
           ctx.out.add('created', item);
           continue;
         }
-        const desired: DeviceRow = {
+        const desired: DeviceRecord = {
           ...current,
           site_id: siteId,
           hostname: src.hostname,
@@ -84,8 +91,7 @@ export class DevicesPhase implements ImportPhase {
         } else ctx.out.add('unchanged', { ...item, reason });
       }
     }
-    await this.repo.insertDevices(inserts);
-    await this.repo.updateDevices(updates);
-    await this.repo.saveLinks(ctx.partnerId, ctx.source, newLinks);
+    await this.devices.upsertMany(inserts, updates);
+    await this.links.saveLinks(ctx.partnerId, ctx.source, newLinks);
   }
 }

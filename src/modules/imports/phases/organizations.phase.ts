@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { ImportPlan } from '../document/import-plan';
-import { ImportDataRepository, LinkWrite } from '../import-data.repository';
+import { ImportLinkRepository, LinkWrite } from '../import-link.repository';
+import { OrganizationService } from '../../tenancy/organizations/organization.service';
+import { SiteService } from '../../tenancy/sites/site.service';
 import type { ImportPhase, PhaseContext } from './phase.types';
 
 export const DEFAULT_SITE = 'Main';
@@ -16,13 +18,17 @@ export const DEFAULT_SITE = 'Main';
 export class OrganizationsPhase implements ImportPhase {
   readonly name = 'organizations' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly organizations: OrganizationService,
+    private readonly sites: SiteService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const links: LinkWrite[] = [];
-    const customerLinks = new Map((await this.repo.links(ctx.partnerId, ctx.source, 'customer')).map((l) => [l.external_id, l.local_id]));
+    const customerLinks = new Map((await this.links.links(ctx.partnerId, ctx.source, 'customer')).map((l) => [l.external_id, l.local_id]));
     const linkedOrgs = new Set(customerLinks.values());
-    const orgs = await this.repo.organizations(ctx.partnerId);
+    const orgs = await this.organizations.ofPartner(ctx.partnerId);
     const byId = new Map(orgs.map((o) => [o.id, o]));
     const byName = new Map<string, { id: string; name: string }[]>();
     for (const o of orgs) byName.set(o.name.toLowerCase(), [...(byName.get(o.name.toLowerCase()) ?? []), o]);
@@ -37,7 +43,7 @@ export class OrganizationsPhase implements ImportPhase {
       const linked = byId.get(customerLinks.get(externalId) ?? '');
       if (linked) {
         if (linked.name !== name) {
-          await this.repo.renameOrganization(linked.id, name);
+          await this.organizations.rename(linked.id, name);
           ctx.out.add('updated', { ...item, fields: ['name'] });
         } else ctx.out.add('unchanged', item);
         ctx.orgs.set(c.ref, linked.id);
@@ -56,7 +62,7 @@ export class OrganizationsPhase implements ImportPhase {
       } else {
         orgId = randomUUID();
         await ctx.addOrgsToScope([orgId]);
-        await this.repo.insertOrganization(orgId, ctx.partnerId, name);
+        await this.organizations.insertWithId(orgId, ctx.partnerId, name);
         ctx.out.add('created', item);
       }
       linkedOrgs.add(orgId);
@@ -65,8 +71,8 @@ export class OrganizationsPhase implements ImportPhase {
     }
 
     const orgIds = plan.customers.map((c) => ctx.orgs.get(c.ref)).filter((x): x is string => !!x);
-    const sites = await this.repo.sites(orgIds);
-    const siteLinks = new Map((await this.repo.links(ctx.partnerId, ctx.source, 'location')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
+    const sites = await this.sites.ofOrgs(orgIds);
+    const siteLinks = new Map((await this.links.links(ctx.partnerId, ctx.source, 'location')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
     for (const c of plan.customers) {
       const orgId = ctx.orgs.get(c.ref);
       if (!orgId || 'orgId' in c.target) {
@@ -81,7 +87,7 @@ export class OrganizationsPhase implements ImportPhase {
         if (!site) {
           const id = randomUUID();
           const timezone = loc.timezone ?? 'UTC';
-          await this.repo.insertSite({ id, orgId, name: loc.name, timezone });
+          await this.sites.insertWithId({ id, orgId, name: loc.name, timezone });
           orgSites.push({ id, org_id: orgId, name: loc.name, timezone });
           ctx.out.add('created', item);
           links.push({ kind: 'location', namespace: orgId, externalId: loc.externalId, orgId, localId: id });
@@ -95,7 +101,7 @@ export class OrganizationsPhase implements ImportPhase {
         } else if (fields.includes('name') && orgSites.some((s) => s.id !== site.id && s.name.toLowerCase() === loc.name.toLowerCase())) {
           ctx.out.add('unresolved', { ...item, reason: 'another site of the organization has this name' });
         } else {
-          await this.repo.updateSite(site.id, loc.name, timezone);
+          await this.sites.setNameAndTimezone(site.id, loc.name, timezone);
           Object.assign(site, { name: loc.name, timezone });
           ctx.out.add('updated', { ...item, fields });
         }
@@ -106,11 +112,11 @@ export class OrganizationsPhase implements ImportPhase {
         const item = { kind: 'site' as const, ref: c.ref, name: DEFAULT_SITE, reason: 'default site for records without a location' };
         if (main) ctx.out.add('unchanged', item);
         else {
-          await this.repo.insertSite({ id: randomUUID(), orgId, name: DEFAULT_SITE, timezone: 'UTC' });
+          await this.sites.insertWithId({ id: randomUUID(), orgId, name: DEFAULT_SITE, timezone: 'UTC' });
           ctx.out.add('created', item);
         }
       }
     }
-    await this.repo.saveLinks(ctx.partnerId, ctx.source, links);
+    await this.links.saveLinks(ctx.partnerId, ctx.source, links);
   }
 }

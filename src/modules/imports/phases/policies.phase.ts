@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { ImportPlan, Planned } from '../document/import-plan';
 import type { SourceAssignment, SourcePolicy } from '../document/interchange.types';
-import { ImportDataRepository, LinkWrite, PolicyRow } from '../import-data.repository';
+import { ImportLinkRepository, LinkWrite } from '../import-link.repository';
+import type { AssignmentRecord, PolicyRecord } from '../../policies/policy-batch.repository';
+import { PolicyService } from '../../policies/policy.service';
+import { SiteService } from '../../tenancy/sites/site.service';
 import type { ReportItem } from '../import-report';
 import { mergeLater } from './merge.util';
 import { changedFields, ImportPhase, PhaseContext } from './phase.types';
@@ -32,16 +35,20 @@ interface Wanted {
 export class PoliciesPhase implements ImportPhase {
   readonly name = 'policies' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly sites: SiteService,
+    private readonly policies: PolicyService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const orgIds = plan.customers.map((c) => ctx.orgs.get(c.ref)).filter((x): x is string => !!x);
-    const existing = await this.repo.policies(ctx.partnerId, orgIds);
+    const existing = await this.policies.ofOwners(ctx.partnerId, orgIds);
     const byId = new Map(existing.map((p) => [p.id, p]));
-    const links = new Map((await this.repo.links(ctx.partnerId, ctx.source, 'policy')).map((l) => [`${l.namespace ?? ''}|${l.external_id}`, l.local_id]));
-    const sites = await loadSites(this.repo, ctx, orgIds);
-    const groupLinks = new Map((await this.repo.links(ctx.partnerId, ctx.source, 'device_group')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
-    const deviceLinks = new Map((await this.repo.links(ctx.partnerId, ctx.source, 'device')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
+    const links = new Map((await this.links.links(ctx.partnerId, ctx.source, 'policy')).map((l) => [`${l.namespace ?? ''}|${l.external_id}`, l.local_id]));
+    const sites = await loadSites(this.sites, this.links, ctx, orgIds);
+    const groupLinks = new Map((await this.links.links(ctx.partnerId, ctx.source, 'device_group')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
+    const deviceLinks = new Map((await this.links.links(ctx.partnerId, ctx.source, 'device')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
     const customerOrg = new Map(plan.customers.filter((c) => 'externalId' in c.target).map((c) => [(c.target as { externalId: string }).externalId, ctx.orgs.get(c.ref) ?? null]));
     const newLinks: LinkWrite[] = [];
     const policyTargets: { policyId: string; policyName: string; wanted: Wanted[] }[] = [];
@@ -60,10 +67,10 @@ export class PoliciesPhase implements ImportPhase {
       const winner = rows[rows.length - 1];
       const p = winner.item;
       const item: ReportItem = { kind: 'policy', ref: winner.ref, externalId: p.externalId, name: p.name, ...(overridden.length ? { mergedFrom: overridden } : {}) };
-      const mine = (x: PolicyRow) => x.type === p.type && (orgId ? x.org_id === orgId : x.partner_id === ctx.partnerId);
+      const mine = (x: PolicyRecord) => x.type === p.type && (orgId ? x.org_id === orgId : x.partner_id === ctx.partnerId);
       const linked = rows.map((r) => byId.get(links.get(`${orgId ?? ''}|${r.item.externalId}`) ?? '')).find((x) => x && mine(x));
       const current = linked ?? existing.find((x) => mine(x) && x.name.toLowerCase() === p.name.toLowerCase());
-      const desired: PolicyRow = {
+      const desired: PolicyRecord = {
         id: current?.id ?? randomUUID(),
         partner_id: orgId ? null : ctx.partnerId,
         org_id: orgId,
@@ -77,13 +84,13 @@ export class PoliciesPhase implements ImportPhase {
         return ctx.out.add('unresolved', { ...item, reason: `another ${p.type} policy of the owner has this name` });
       }
       if (!current) {
-        await this.repo.savePolicy(desired, true);
+        await this.policies.save(desired, true);
         existing.push(desired);
         ctx.out.add('created', item);
       } else {
         const fields = changedFields({ ...current }, { ...desired }, ['name', 'description', 'enabled', 'features']);
         if (fields.length) {
-          await this.repo.savePolicy(desired, false);
+          await this.policies.save(desired, false);
           Object.assign(current, desired);
           ctx.out.add('updated', { ...item, fields });
         } else ctx.out.add('unchanged', item);
@@ -116,8 +123,8 @@ export class PoliciesPhase implements ImportPhase {
       for (const m of merged) await apply(m.rows, m.overridden, orgId);
     }
 
-    const current = await this.repo.assignments(policyTargets.map((p) => p.policyId));
-    const inserts: Parameters<ImportDataRepository['insertAssignments']>[0] = [];
+    const current = await this.policies.assignmentsOf(policyTargets.map((p) => p.policyId));
+    const inserts: AssignmentRecord[] = [];
     const priorities: { id: string; priority: number }[] = [];
     for (const { policyId, policyName, wanted } of policyTargets) {
       for (const w of wanted) {
@@ -141,9 +148,8 @@ export class PoliciesPhase implements ImportPhase {
         } else ctx.out.add('unchanged', item);
       }
     }
-    await this.repo.insertAssignments(inserts);
-    await this.repo.updateAssignmentPriorities(priorities);
-    await this.repo.saveLinks(ctx.partnerId, ctx.source, newLinks);
+    await this.policies.upsertAssignments(inserts, priorities);
+    await this.links.saveLinks(ctx.partnerId, ctx.source, newLinks);
   }
 }
 

@@ -3,7 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { canonicalMapping, canonicalParameters } from '../../content/scripts/script-shape.util';
 import type { ImportPlan, Planned } from '../document/import-plan';
 import type { SourceScript } from '../document/interchange.types';
-import { ImportDataRepository, LinkWrite, ScriptRow } from '../import-data.repository';
+import { ImportLinkRepository, LinkWrite } from '../import-link.repository';
+import type { ScriptRecord } from '../../content/scripts/script-batch.repository';
+import { ScriptService } from '../../content/scripts/script.service';
 import { mergeLater } from './merge.util';
 import { changedFields, ImportPhase, PhaseContext } from './phase.types';
 
@@ -18,23 +20,26 @@ const COMPARED = ['description', 'category', 'language', 'body', 'parameters', '
 export class ScriptsPhase implements ImportPhase {
   readonly name = 'scripts' as const;
 
-  constructor(private readonly repo: ImportDataRepository) {}
+  constructor(
+    private readonly links: ImportLinkRepository,
+    private readonly scripts: ScriptService,
+  ) {}
 
   async run(plan: ImportPlan, ctx: PhaseContext): Promise<void> {
     const orgIds = plan.customers.map((c) => ctx.orgs.get(c.ref)).filter((x): x is string => !!x);
-    const existing = await this.repo.scripts(ctx.partnerId, orgIds);
+    const existing = await this.scripts.ofOwners(ctx.partnerId, orgIds);
     const byId = new Map(existing.map((s) => [s.id, s]));
-    const links = new Map((await this.repo.links(ctx.partnerId, ctx.source, 'script')).map((l) => [`${l.namespace ?? ''}|${l.external_id}`, l.local_id]));
+    const links = new Map((await this.links.links(ctx.partnerId, ctx.source, 'script')).map((l) => [`${l.namespace ?? ''}|${l.external_id}`, l.local_id]));
     const newLinks: LinkWrite[] = [];
 
     const apply = async (rows: Planned<SourceScript>[], overridden: string[], orgId: string | null) => {
       const winner = rows[rows.length - 1];
       const s = winner.item;
       const item = { kind: 'script' as const, ref: winner.ref, externalId: s.externalId, name: s.name, ...(overridden.length ? { mergedFrom: overridden } : {}) };
-      const mine = (x: ScriptRow) => (orgId ? x.org_id === orgId : x.partner_id === ctx.partnerId);
+      const mine = (x: ScriptRecord) => (orgId ? x.org_id === orgId : x.partner_id === ctx.partnerId);
       const linked = rows.map((r) => byId.get(links.get(`${orgId ?? ''}|${r.item.externalId}`) ?? '')).find((x) => x && mine(x));
       const current = linked ?? existing.find((x) => mine(x) && x.name.toLowerCase() === s.name.toLowerCase());
-      const desired: ScriptRow = {
+      const desired: ScriptRecord = {
         id: current?.id ?? randomUUID(),
         partner_id: orgId ? null : ctx.partnerId,
         org_id: orgId,
@@ -52,13 +57,13 @@ export class ScriptsPhase implements ImportPhase {
         return ctx.out.add('unresolved', { ...item, reason: 'another script of the owner has this name' });
       }
       if (!current) {
-        await this.repo.saveScript(desired, true);
+        await this.scripts.save(desired, true);
         existing.push(desired);
         ctx.out.add('created', item);
       } else {
         const fields = changedFields({ ...current }, { ...desired }, ['name', ...COMPARED]);
         if (fields.length) {
-          await this.repo.saveScript(desired, false);
+          await this.scripts.save(desired, false);
           Object.assign(current, desired);
           ctx.out.add('updated', { ...item, fields });
         } else ctx.out.add('unchanged', item);
@@ -76,6 +81,6 @@ export class ScriptsPhase implements ImportPhase {
       const merged = mergeLater(c.scripts, (s) => s.name.toLowerCase(), ['description', 'category', 'language', 'body', 'runAs', 'timeoutSeconds', 'parameters', 'exitCodeSeverityMapping'], 'script', ctx.out.conflicts);
       for (const m of merged) await apply(m.rows, m.overridden, orgId);
     }
-    await this.repo.saveLinks(ctx.partnerId, ctx.source, newLinks);
+    await this.links.saveLinks(ctx.partnerId, ctx.source, newLinks);
   }
 }

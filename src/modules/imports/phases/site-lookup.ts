@@ -1,4 +1,5 @@
-import type { ImportDataRepository } from '../import-data.repository';
+import type { SiteService } from '../../tenancy/sites/site.service';
+import type { ImportLinkRepository } from '../import-link.repository';
 import { DEFAULT_SITE } from './organizations.phase';
 import type { PhaseContext } from './phase.types';
 
@@ -9,9 +10,9 @@ export interface SiteLookup {
   main(orgId: string): string | undefined;
 }
 
-export async function loadSites(repo: ImportDataRepository, ctx: PhaseContext, orgIds: string[]): Promise<SiteLookup> {
-  const sites = await repo.sites(orgIds);
-  const links = new Map((await repo.links(ctx.partnerId, ctx.source, 'location')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
+export async function loadSites(siteService: SiteService, linkRepo: ImportLinkRepository, ctx: PhaseContext, orgIds: string[]): Promise<SiteLookup> {
+  const sites = await siteService.ofOrgs(orgIds);
+  const links = new Map((await linkRepo.links(ctx.partnerId, ctx.source, 'location')).map((l) => [`${l.namespace}|${l.external_id}`, l.local_id]));
   const ids = new Set(sites.map((s) => s.id));
   const names = new Map(sites.map((s) => [`${s.org_id}|${s.name.toLowerCase()}`, s.id]));
   return {

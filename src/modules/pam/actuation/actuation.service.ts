@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { AuditService } from '../../audit/audit.service';
-import { ElevationRequestRepository } from '../requests/elevation-request.repository';
+import { ElevationTransitionService } from '../requests/elevation-transition.service';
 import { PamEventService } from '../requests/pam-event.service';
 import type { FlowType } from '../rules/engine/rule.types';
 import type { ActuateElevationDto, ActuationResultDto } from './actuation.dto';
@@ -28,7 +28,7 @@ const ACTUATABLE_FLOWS: readonly FlowType[] = ['uac_intercept', 'tech_jit_admin'
 export class ActuationService {
   constructor(
     private readonly repo: ActuationRepository,
-    private readonly requests: ElevationRequestRepository,
+    private readonly transitions: ElevationTransitionService,
     private readonly events: PamEventService,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -41,15 +41,14 @@ export class ActuationService {
     if (!device) throw ActuationErrors.deviceNotFound();
     if (!canAccessSite(principal, device.site_id)) throw ActuationErrors.siteAccessDenied();
     if (device.status === 'decommissioned') throw ActuationErrors.deviceDecommissioned();
-    const ttl = this.config.pamPendingTtlMinutes;
-    const request = await this.tx.withAllSites('a request of another site is refused with 403', () => this.requests.find(dto.elevationRequestId, ttl));
+    const request = await this.tx.withAllSites('a request of another site is refused with 403', () => this.transitions.current(dto.elevationRequestId));
     if (!request || request.device_id !== deviceId) throw ActuationErrors.requestNotFound();
     if (!canAccessSite(principal, request.site_id)) throw ActuationErrors.siteAccessDenied();
     if (!ACTUATABLE_FLOWS.includes(request.flow_type)) throw ActuationErrors.notActuatable(request.flow_type);
 
-    const claimed = await this.requests.claimActuation(request.id, deviceId);
+    const claimed = await this.transitions.claimActuation(request.id, deviceId);
     if (!claimed) {
-      const current = (await this.requests.find(request.id, ttl))?.effective_status ?? request.effective_status;
+      const current = (await this.transitions.current(request.id))?.effective_status ?? request.effective_status;
       throw current === 'actuating' ? ActuationErrors.raceLost() : ActuationErrors.wrongStatus(current);
     }
     const timeoutMs = dto.timeoutMs ?? DEFAULT_ACTUATION_TIMEOUT_MS;

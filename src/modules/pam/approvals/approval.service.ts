@@ -1,7 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
-import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { ElevationRequestRepository } from '../requests/elevation-request.repository';
 import { DEFAULT_APPROVAL_MINUTES } from '../requests/elevation-request.service';
 import { ElevationTransitionService } from '../requests/elevation-transition.service';
 import type { FlowType } from '../rules/engine/rule.types';
@@ -38,9 +36,7 @@ function toDto(a: ApprovalRow): ApprovalDto {
 export class ApprovalService {
   constructor(
     private readonly repo: ApprovalRepository,
-    private readonly requests: ElevationRequestRepository,
     private readonly transitions: ElevationTransitionService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tx: TenantTransaction,
   ) {}
 
@@ -76,7 +72,7 @@ export class ApprovalService {
   }
 
   private async requestStatus(elevationRequestId: string): Promise<string> {
-    const row = await this.requests.find(elevationRequestId, this.config.pamPendingTtlMinutes);
+    const row = await this.transitions.current(elevationRequestId);
     if (!row) throw ApprovalErrors.notFound();
     return row.effective_status;
   }

@@ -36,6 +36,6 @@ import { PushOutboxWorker } from './push/push-outbox.worker';
       useFactory: (config: AppConfig): PushGateway => (config.pushGatewayUrl ? new HttpPushGateway(config.pushGatewayUrl) : new LoggingPushGateway()),
     },
   ],
-  exports: [ApprovalFanoutService, PushOutboxWorker],
+  exports: [ApprovalFanoutService],
 })
 export class PamApprovalsModule {}

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { PamConfigService } from '../config/pam-config.service';
 import { isRuleGovernedFlow, PamRuleCompileError, type CompiledRuleSet } from '../rules/engine/rule-engine';
 import type { Observation } from '../rules/engine/rule.types';
@@ -21,7 +22,7 @@ const MAX_POLICIES = 10_000;
 export class DecisionChainService {
   private readonly logger = new Logger('DecisionChain');
   /** Compiled software policies by id and last update: recompiled only when a policy changes. */
-  private readonly software = new Map<string, Evaluator<CompiledSoftwarePolicy>>();
+  private readonly software = new LRUCache<string, Evaluator<CompiledSoftwarePolicy>>({ max: MAX_POLICIES });
 
   constructor(
     private readonly ruleSets: PamRuleSetCache,
@@ -69,7 +70,6 @@ export class DecisionChainService {
         } catch (e) {
           hit = { ok: false, error: e instanceof Error ? e.message : String(e) };
         }
-        if (this.software.size >= MAX_POLICIES) this.software.delete(this.software.keys().next().value as string);
         this.software.set(key, hit);
       }
       if (!hit.ok) return hit;

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { PamModule } from '../pam.module';
+import { PamControlModule } from '../pam-control.module';
 import { DecisionChainService } from './decision-chain.service';
 
 /** The PAM decision chain, shared by agent ingest and the JIT and tool-action flows. */
 @Module({
-  imports: [PamModule],
+  imports: [PamControlModule],
   providers: [DecisionChainService],
   exports: [DecisionChainService],
 })

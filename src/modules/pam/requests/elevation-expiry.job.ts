@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../../infra/jobs/jobs.service';
+import { AuditService } from '../../audit/audit.service';
 import { ElevationRequestRepository } from './elevation-request.repository';
 
 /** The pg-boss queue of the sweep: one run per EXPIRY_SWEEP_SECONDS across every instance. */
@@ -14,7 +15,7 @@ export const EXPIRY_SWEEP_BATCH = 500;
  * not depend on it: every state-changing statement carries the deadline in its predicate, and
  * reads show the effective status; the sweep makes the stored rows, events and audit trail catch
  * up, and takes back actuated elevations on the device. Each batch is one statement with SKIP
- * LOCKED, so two runs that overlap never expire a request twice. pg-boss starts one run per
+ * LOCKED (and one more for its audit rows), so two runs that overlap never expire a request twice. pg-boss starts one run per
  * 15-second slot across every instance (JobsService.every); tests call `runOnce` directly.
  */
 @Injectable()
@@ -27,6 +28,7 @@ export class ElevationExpiryJob implements OnModuleInit, OnModuleDestroy {
     private readonly tx: TenantTransaction,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobsService,
+    private readonly audit: AuditService,
   ) {}
 
   onModuleInit(): void {
@@ -54,9 +56,13 @@ export class ElevationExpiryJob implements OnModuleInit, OnModuleDestroy {
   private async sweep(): Promise<number> {
     let total = 0;
     for (;;) {
-      const expired = await this.tx.withSystemContext('expire elevation requests of every organization past their deadline', () =>
-        this.repo.expireDue(this.config.pamPendingTtlMinutes, EXPIRY_SWEEP_BATCH),
-      );
+      const expired = await this.tx.withSystemContext('expire elevation requests of every organization past their deadline', async () => {
+        const rows = await this.repo.expireDue(this.config.pamPendingTtlMinutes, EXPIRY_SWEEP_BATCH);
+        await this.audit.recordMany(
+          rows.map((r) => ({ action: 'pam.elevation.expire', orgId: r.org_id, resourceType: 'elevation_request', resourceId: r.id, details: { fromStatus: r.from_status }, actor: { type: 'system', id: null } })),
+        );
+        return rows;
+      });
       total += expired.length;
       if (expired.length < EXPIRY_SWEEP_BATCH) return total;
     }

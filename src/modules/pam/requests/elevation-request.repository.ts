@@ -367,49 +367,20 @@ export class ElevationRequestRepository {
 
   /**
    * One sweep: every request past its deadline, across organizations, moves to expired in a single
-   * statement together with its event, audit row, mobile approval requests, undelivered pushes and,
-   * for claimed actuations, a revoke_elevation command. Rows locked by a concurrent transition are
-   * skipped (SKIP LOCKED) and picked up by the next sweep if still due, so any number of instances
-   * may sweep at once. Audit rows are written here rather than through AuditService because one
-   * statement covers the whole batch.
+   * statement; app_pam_end_elevations writes, in the same statement, its event, expires its mobile
+   * approval requests, cancels their undelivered pushes and, for claimed actuations, queues a
+   * revoke_elevation command (the caller records the audit rows through AuditService in the same
+   * transaction). Rows locked by a concurrent transition are skipped (SKIP LOCKED) and picked up by
+   * the next sweep if still due, so any number of instances may sweep at once.
    */
   async expireDue(ttlMinutes: number, batch: number): Promise<{ id: string; org_id: string; from_status: ElevationStatus }[]> {
     return this.db.rows(
-      `WITH due AS (
-         SELECT id, org_id, device_id, status AS from_status, actuated_at FROM elevation_requests
+      `SELECT id, org_id, from_status FROM app_pam_end_elevations(ARRAY(
+         SELECT id FROM elevation_requests
           WHERE (status = 'pending' AND requested_at <= now() - make_interval(mins => $1))
              OR (status IN ('approved', 'auto_approved', 'actuating') AND expires_at <= now())
           LIMIT $2 FOR UPDATE SKIP LOCKED
-       ), expired AS (
-         UPDATE elevation_requests e SET status = 'expired', updated_at = now()
-           FROM due WHERE e.id = due.id
-         RETURNING e.id, e.org_id, e.device_id, due.from_status, due.actuated_at
-       ), events AS (
-         INSERT INTO pam_elevation_events (org_id, elevation_request_id, type, from_status, to_status, actor_type, details)
-         SELECT org_id, id, 'expired', from_status, 'expired', 'system', jsonb_build_object('reason',
-                CASE WHEN from_status = 'pending' THEN 'pending_ttl' ELSE 'window_ended' END)
-           FROM expired
-       ), audits AS (
-         INSERT INTO audit_logs (org_id, actor_type, action, resource_type, resource_id, details)
-         SELECT org_id, 'system', 'pam.elevation.expire', 'elevation_request', id::text, jsonb_build_object('fromStatus', from_status)
-           FROM expired
-       ), approvals AS (
-         UPDATE pam_approval_requests a SET status = 'expired' FROM expired x
-          WHERE a.org_id = x.org_id AND a.elevation_request_id = x.id AND a.status = 'pending'
-         RETURNING a.id, a.org_id
-       ), pushes AS (
-         UPDATE push_outbox o SET status = 'cancelled' FROM approvals a
-          WHERE o.org_id = a.org_id AND o.approval_request_id = a.id AND o.status = 'pending'
-       ), withdrawn AS (
-         UPDATE device_commands c SET status = 'failed', error = 'Elevation expired before the command was delivered', completed_at = now()
-           FROM expired x
-          WHERE c.org_id = x.org_id AND c.elevation_request_id = x.id AND c.type = 'actuate_elevation' AND c.status = 'queued'
-       ), revokes AS (
-         INSERT INTO device_commands (org_id, device_id, type, payload, elevation_request_id)
-         SELECT org_id, device_id, 'revoke_elevation', jsonb_build_object('elevationRequestId', id), id
-           FROM expired WHERE from_status = 'actuating' AND actuated_at IS NOT NULL
-       )
-       SELECT id, org_id, from_status FROM expired`,
+       ), 'expired', 'pending_ttl', 'window_ended')`,
       [ttlMinutes, batch],
     );
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ClsService } from 'nestjs-cls';
+import { RequestContext } from '../../../infra/context/request-context';
 import { PRINCIPAL_KEY } from '../../../common/interceptors/tenant-context.interceptor';
 import type { Principal } from '../../../common/principal';
 import type { ElevationStatus, PamEventType } from './elevation-request.types';
@@ -34,7 +34,7 @@ export function actorOf(p: Principal | undefined): { type: PamEventRow['actorTyp
 export class PamEventService {
   constructor(
     private readonly repo: PamEventRepository,
-    private readonly cls: ClsService,
+    private readonly cls: RequestContext,
   ) {}
 
   async record(events: PamEvent | readonly PamEvent[]): Promise<void> {

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '../../../infra/jobs/jobs.module';
+import { DeviceCommandRepository } from './device-command.repository';
+import { DeviceCommandService } from './device-command.service';
 import { ElevationExpiryJob } from './elevation-expiry.job';
 import { ElevationRequestController } from './elevation-request.controller';
 import { ElevationRequestRepository } from './elevation-request.repository';
@@ -10,13 +12,14 @@ import { PamEventService } from './pam-event.service';
 
 /**
  * The elevation-request queue: list, active, respond, revoke, the transition log and expiry.
- * Exports the transitions (mobile approvals reuse them), the event log (agent ingest and the
- * flows write their `created` event through it) and the repository (actuation's claim).
+ * Exports the transitions (mobile approvals reuse the decisions, actuation the claim, agent
+ * commands the actuation result), the device commands' results (DeviceCommandService) and the event log (agent ingest and the flows write their
+ * `created` event through it); its repository stays inside.
  */
 @Module({
   imports: [JobsModule],
   controllers: [ElevationRequestController],
-  providers: [ElevationRequestRepository, ElevationRequestService, ElevationTransitionService, PamEventRepository, PamEventService, ElevationExpiryJob],
-  exports: [ElevationRequestRepository, ElevationTransitionService, PamEventService, ElevationExpiryJob],
+  providers: [ElevationRequestRepository, ElevationRequestService, ElevationTransitionService, PamEventRepository, PamEventService, ElevationExpiryJob, DeviceCommandRepository, DeviceCommandService],
+  exports: [ElevationTransitionService, PamEventService, DeviceCommandService],
 })
 export class PamRequestsModule {}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { PamRuleDto } from './pam-rule.dto';
 import { PamRuleRepository, type PamRuleRow } from './pam-rule.repository';
 import { toRuleDto } from './pam-rule-row.util';
@@ -24,7 +25,7 @@ interface Entry {
  */
 @Injectable()
 export class PamRuleListCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new LRUCache<string, Entry>({ max: RULE_LIST_CACHE_SIZE });
 
   constructor(
     private readonly versions: RulesVersionRepository,
@@ -41,7 +42,6 @@ export class PamRuleListCache {
       const entry = this.entries.get(orgId);
       if (entry && entry.version === versions.get(orgId)) {
         lists.set(orgId, entry.rules);
-        this.remember(orgId, entry);
       } else {
         stale.push(orgId);
       }
@@ -51,7 +51,7 @@ export class PamRuleListCache {
       for (const orgId of stale) {
         const rules = Object.freeze((byOrg.get(orgId) ?? []).map((row) => Object.freeze(toRuleDto(row))));
         lists.set(orgId, rules);
-        this.remember(orgId, { version: versions.get(orgId) ?? '0', rules });
+        this.entries.set(orgId, { version: versions.get(orgId) ?? '0', rules });
       }
     }
     return [...orgIds].sort().flatMap((orgId) => lists.get(orgId) ?? []);
@@ -59,12 +59,6 @@ export class PamRuleListCache {
 
   get size(): number {
     return this.entries.size;
-  }
-
-  private remember(orgId: string, entry: Entry): void {
-    this.entries.delete(orgId);
-    this.entries.set(orgId, entry);
-    while (this.entries.size > RULE_LIST_CACHE_SIZE) this.entries.delete(this.entries.keys().next().value!);
   }
 }
 

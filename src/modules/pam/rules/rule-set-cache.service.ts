@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { compileRules, type CompiledRuleSet } from './engine/rule-engine';
 import { PamRuleRepository } from './pam-rule.repository';
 import { toRuleDefinition } from './pam-rule-row.util';
@@ -28,7 +29,7 @@ interface Entry {
  */
 @Injectable()
 export class PamRuleSetCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new LRUCache<string, Entry>({ max: RULE_SET_CACHE_SIZE });
 
   constructor(
     private readonly versions: RulesVersionRepository,
@@ -40,8 +41,6 @@ export class PamRuleSetCache {
     const version = knownVersion ?? (await this.versions.current(orgId));
     const entry = this.entries.get(orgId);
     if (entry && entry.version === version) {
-      this.entries.delete(orgId);
-      this.entries.set(orgId, entry);
       try {
         return await entry.set;
       } catch {
@@ -63,9 +62,7 @@ export class PamRuleSetCache {
   private build(orgId: string, version: string): Promise<CompiledRuleSet> {
     const set = this.load(orgId);
     const entry: Entry = { version, set };
-    this.entries.delete(orgId);
     this.entries.set(orgId, entry);
-    while (this.entries.size > RULE_SET_CACHE_SIZE) this.entries.delete(this.entries.keys().next().value!);
     set.catch(() => {
       if (this.entries.get(orgId) === entry) this.entries.delete(orgId);
     });

@@ -47,27 +47,6 @@ export class DynamicGroupRepository {
     return this.db.one<{ org_id: string }>(`SELECT org_id FROM sites WHERE id = $1`, [siteId]);
   }
 
-  /** Inserting the row runs the membership recompute trigger in the same transaction. */
-  insert(g: { orgId: string; siteId: string | null; name: string; filter: object }): Promise<{ id: string } | null> {
-    return this.db.one<{ id: string }>(
-      `INSERT INTO device_groups (org_id, site_id, name, kind, filter) VALUES ($1, $2, $3, 'dynamic', $4::jsonb) RETURNING id`,
-      [g.orgId, g.siteId, g.name, JSON.stringify(g.filter)],
-    );
-  }
-
-  update(id: string, g: { siteId: string | null; name: string; filter: object }): Promise<number> {
-    return this.db.exec(`UPDATE device_groups SET site_id = $2, name = $3, filter = $4::jsonb, updated_at = now() WHERE id = $1 AND kind = 'dynamic'`, [
-      id,
-      g.siteId,
-      g.name,
-      JSON.stringify(g.filter),
-    ]);
-  }
-
-  delete(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM device_groups WHERE id = $1 AND kind = 'dynamic'`, [id]);
-  }
-
   async assignmentCount(id: string): Promise<number> {
     return Number((await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM policy_assignments WHERE device_group_id = $1`, [id]))?.n ?? 0);
   }

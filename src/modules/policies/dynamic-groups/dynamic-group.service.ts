@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
@@ -17,6 +18,7 @@ import type {
   UpdateDynamicGroupDto,
 } from './dynamic-group.dto';
 import { DynamicGroupRepository, DynamicGroupRow } from './dynamic-group.repository';
+import { DeviceGroupService } from '../../tenancy/device-groups/device-group.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,6 +46,7 @@ export class DynamicGroupService {
   constructor(
     private readonly repo: DynamicGroupRepository,
     private readonly audit: AuditService,
+    private readonly groups: DeviceGroupService,
   ) {}
 
   async list(principal: Principal, q: ListDynamicGroupsQueryDto): Promise<DynamicGroupListDto> {
@@ -68,7 +71,7 @@ export class DynamicGroupService {
     const siteId = await this.siteOf(orgId, dto.siteId ?? null);
     requireSite(principal, siteId);
     await this.checkFilter(orgId, dto.filter);
-    const row = await mapViolations(() => this.repo.insert({ orgId, siteId, name: dto.name, filter: dto.filter }), { unique: () => PolicyErrors.nameTaken('device group') });
+    const row = await mapViolations(() => this.groups.insertDynamic(randomUUID(), orgId, { siteId, name: dto.name, filter: dto.filter }), { unique: () => PolicyErrors.nameTaken('device group') });
     const group = (await this.repo.find(row!.id))!;
     await this.audit.record({ action: 'device_group.create', orgId, resourceType: 'device_group', resourceId: group.id, details: { name: dto.name, kind: 'dynamic', memberCount: Number(group.member_count) } });
     return { success: true, group: toDto(group) };
@@ -80,7 +83,7 @@ export class DynamicGroupService {
     requireSite(principal, siteId);
     const filter = dto.filter ?? current.filter;
     if (dto.filter) await this.checkFilter(current.org_id, filter);
-    await mapViolations(() => this.repo.update(id, { siteId, name: dto.name ?? current.name, filter }), { unique: () => PolicyErrors.nameTaken('device group') });
+    await mapViolations(() => this.groups.updateDynamic(id, { siteId, name: dto.name ?? current.name, filter }), { unique: () => PolicyErrors.nameTaken('device group') });
     const group = (await this.repo.find(id))!;
     await this.audit.record({ action: 'device_group.update', orgId: current.org_id, resourceType: 'device_group', resourceId: id, details: { changed: Object.keys(dto), memberCount: Number(group.member_count) } });
     return { success: true, group: toDto(group) };
@@ -90,7 +93,7 @@ export class DynamicGroupService {
     const current = await this.writable(principal, id);
     const assignments = await this.repo.assignmentCount(id);
     if (assignments) throw PolicyErrors.groupInUse(assignments);
-    await this.repo.delete(id);
+    await this.groups.deleteDynamic(id);
     await this.audit.record({ action: 'device_group.delete', orgId: current.org_id, resourceType: 'device_group', resourceId: id, details: { name: current.name, kind: 'dynamic' } });
     return { success: true };
   }

@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { DomainVerifier } from '../net/domain-verifier.service';
-import { SafeHttpClient } from '../net/safe-fetch.service';
-import { parseDnsServers, SystemResolver } from '../net/system-resolver.service';
+import { DomainVerifier } from '../../../infra/net/domain-verifier.service';
+import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
+import { parseDnsServers, SystemResolver } from '../../../infra/net/system-resolver.service';
 
 /** Per-call budget of a DNS query and of one outbound HTTP exchange with an IdP. */
 export const DNS_TIMEOUT_MS = 5000;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DiscoveryError, OidcEndpointName, SafeFetchError } from '../net/net.errors';
-import { DiscoveredOidcEndpoints, discoverOidc } from '../net/oidc-discovery.service';
-import { SafeHttpClient } from '../net/safe-fetch.service';
+import { DiscoveryError, OidcEndpointName, SafeFetchError } from '../../../infra/net/net.errors';
+import { DiscoveredOidcEndpoints, discoverOidc } from '../../../infra/net/oidc-discovery.service';
+import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
 import { EndpointField } from '../providers/provider-config.util';
 import { IdpNetwork } from './idp-network.service';
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
 import { SsoSuccessDto } from '../providers/sso-provider.dto';
@@ -48,7 +49,8 @@ export class SsoDomainController {
    */
   @Post(':id/verify')
   @HttpCode(200)
-  @Auth({ ...WRITE, transaction: 'none' }) // a DNS lookup: no transaction is held around it
+  @Auth(WRITE)
+  @NoRequestTransaction() // a DNS lookup: no transaction is held around it
   @ApiErrors({ 400: ['domain_verification_failed'] })
   verify(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SsoDomainResponseDto> {
     return this.domains.verify(principal, id);

@@ -1,58 +1,50 @@
 import { Injectable } from '@nestjs/common';
+import { Raw, type FindOptionsWhere, type QueryDeepPartialEntity, type Repository } from 'typeorm';
 import { Db } from '../../../infra/database/db.service';
+import { SsoDomainEntity } from './sso-domain.entity';
 
-export interface SsoDomainRow {
-  id: string;
-  org_id: string;
-  domain: string;
-  token: string;
-  verified: boolean;
-  verified_at: Date | null;
-  last_checked_at: Date | null;
-  last_seen_at: Date | null;
-  created_by: string | null;
-  created_at: Date;
-}
-
+/** The only writer of sso_verified_domains, through the request's (or job's) transaction (Db.repo). */
 @Injectable()
 export class SsoDomainRepository {
   constructor(private readonly db: Db) {}
 
-  list(orgId: string | null): Promise<SsoDomainRow[]> {
-    return orgId
-      ? this.db.rows<SsoDomainRow>(`SELECT * FROM sso_verified_domains WHERE org_id = $1 ORDER BY domain, id`, [orgId])
-      : this.db.rows<SsoDomainRow>(`SELECT * FROM sso_verified_domains ORDER BY org_id, domain, id`);
+  private repo(): Promise<Repository<SsoDomainEntity>> {
+    return this.db.repo(SsoDomainEntity);
   }
 
-  find(id: string): Promise<SsoDomainRow | null> {
-    return this.db.one<SsoDomainRow>(`SELECT * FROM sso_verified_domains WHERE id = $1`, [id]);
+  async list(orgId: string | null): Promise<SsoDomainEntity[]> {
+    const repo = await this.repo();
+    return orgId ? repo.find({ where: { orgId }, order: { domain: 'ASC', id: 'ASC' } }) : repo.find({ order: { orgId: 'ASC', domain: 'ASC', id: 'ASC' } });
   }
 
-  /** Null when the organization already claimed the domain. */
-  insert(d: { orgId: string; domain: string; token: string; createdBy: string | null }): Promise<SsoDomainRow | null> {
-    return this.db.one<SsoDomainRow>(
-      `INSERT INTO sso_verified_domains (org_id, domain, token, created_by) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (org_id, domain) DO NOTHING RETURNING *`,
-      [d.orgId, d.domain, d.token, d.createdBy],
-    );
+  async find(id: string): Promise<SsoDomainEntity | null> {
+    return (await this.repo()).findOneBy({ id });
   }
 
-  delete(id: string): Promise<SsoDomainRow | null> {
-    return this.db.one<SsoDomainRow>(`DELETE FROM sso_verified_domains WHERE id = $1 RETURNING *`, [id]);
+  /** Null when the organization already claimed the domain (the unique key on org_id and domain). */
+  async insert(d: { orgId: string; domain: string; token: string; createdBy: string | null }): Promise<SsoDomainEntity | null> {
+    const repo = await this.repo();
+    const { raw } = await repo.createQueryBuilder().insert().values(d).orIgnore().returning('id').execute();
+    const inserted = (raw as { id: string }[])[0];
+    return inserted ? repo.findOneByOrFail({ id: inserted.id }) : null;
+  }
+
+  /** The domain as it was, or null when the caller cannot see it. */
+  async delete(id: string): Promise<SsoDomainEntity | null> {
+    const repo = await this.repo();
+    const row = await repo.findOneBy({ id });
+    if (!row) return null;
+    const { affected } = await repo.delete({ id });
+    return affected ? row : null;
   }
 
   /** The record was seen: verified from now on (keeping the first verification time). */
-  markSeen(id: string): Promise<SsoDomainRow | null> {
-    return this.db.one<SsoDomainRow>(
-      `UPDATE sso_verified_domains
-          SET verified = true, verified_at = coalesce(verified_at, now()), last_seen_at = now(), last_checked_at = now()
-        WHERE id = $1 RETURNING *`,
-      [id],
-    );
+  markSeen(id: string): Promise<SsoDomainEntity | null> {
+    return this.updated({ id }, { verified: true, verifiedAt: () => 'coalesce(verified_at, now())', lastSeenAt: () => 'now()', lastCheckedAt: () => 'now()' });
   }
 
-  markChecked(id: string): Promise<SsoDomainRow | null> {
-    return this.db.one<SsoDomainRow>(`UPDATE sso_verified_domains SET last_checked_at = now() WHERE id = $1 RETURNING *`, [id]);
+  markChecked(id: string): Promise<SsoDomainEntity | null> {
+    return this.updated({ id }, { lastCheckedAt: () => 'now()' });
   }
 
   /**
@@ -60,29 +52,31 @@ export class SsoDomainRepository {
    * predicate makes it a compare-and-swap: when several instances run the re-check at
    * once, exactly one of them gets the row back (and writes the audit event).
    */
-  unverifyIfStale(id: string, graceHours: number): Promise<SsoDomainRow | null> {
-    return this.db.one<SsoDomainRow>(
-      `UPDATE sso_verified_domains
-          SET verified = false, verified_at = NULL, last_checked_at = now()
-        WHERE id = $1 AND verified AND last_seen_at < now() - $2 * interval '1 hour'
-        RETURNING *`,
-      [id, graceHours],
+  unverifyIfStale(id: string, graceHours: number): Promise<SsoDomainEntity | null> {
+    return this.updated(
+      { id, verified: true, lastSeenAt: Raw((column) => `${column} < now() - :graceHours * interval '1 hour'`, { graceHours }) },
+      { verified: false, verifiedAt: null, lastCheckedAt: () => 'now()' },
     );
   }
 
-  listVerified(): Promise<SsoDomainRow[]> {
-    return this.db.rows<SsoDomainRow>(`SELECT * FROM sso_verified_domains WHERE verified ORDER BY last_checked_at NULLS FIRST, id`);
+  async listVerified(): Promise<SsoDomainEntity[]> {
+    return (await this.repo()).find({ where: { verified: true }, order: { lastCheckedAt: { direction: 'ASC', nulls: 'FIRST' }, id: 'ASC' } });
   }
 
   async verifiedOrgIds(domain: string): Promise<string[]> {
-    const rows = await this.db.rows<{ org_id: string }>(
-      `SELECT org_id FROM sso_verified_domains WHERE domain = $1 AND verified ORDER BY org_id`,
-      [domain],
-    );
-    return rows.map((r) => r.org_id);
+    const rows = await (await this.repo()).find({ select: { orgId: true }, where: { domain, verified: true }, order: { orgId: 'ASC' } });
+    return rows.map((r) => r.orgId);
   }
 
+  /** organizations belongs to tenancy: a read of its own. */
   async organizationVisible(orgId: string): Promise<boolean> {
     return (await this.db.one(`SELECT 1 FROM organizations WHERE id = $1`, [orgId])) !== null;
+  }
+
+  /** Updates the row the predicate still matches and reads it back in the same transaction; null when none matched. */
+  private async updated(where: FindOptionsWhere<SsoDomainEntity>, values: QueryDeepPartialEntity<SsoDomainEntity>): Promise<SsoDomainEntity | null> {
+    const repo = await this.repo();
+    const { affected } = await repo.update(where, values);
+    return affected ? repo.findOneBy({ id: where.id as string }) : null;
   }
 }

@@ -2,13 +2,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../../../common/errors/app.exception';
 import { Principal, scopeOf } from '../../../common/principal';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
-import { AuditService } from '../../audit/audit.service';
+import { AuditEntry, AuditService } from '../../audit/audit.service';
+import { refuse, RefusalService } from '../../audit/refusal.service';
 import { IdpNetwork } from '../discovery/idp-network.service';
-import { normaliseDomain } from '../net/domain.util';
+import { normaliseDomain } from '../../../infra/net/domain.util';
 import { SsoErrors } from '../sso.errors';
 import type { ClaimSsoDomainDto, ListSsoDomainsQueryDto, SsoDomainDto, SsoDomainListDto, SsoDomainResponseDto } from './sso-domain.dto';
 import type { SsoSuccessDto } from '../providers/sso-provider.dto';
-import { SsoDomainRepository, SsoDomainRow } from './sso-domain.repository';
+import type { SsoDomainEntity } from './sso-domain.entity';
+import { SsoDomainRepository } from './sso-domain.repository';
 
 export interface RecheckReport {
   checked: number;
@@ -31,6 +33,7 @@ export class SsoDomainService {
     private readonly tx: TenantTransaction,
     private readonly audit: AuditService,
     private readonly network: IdpNetwork,
+    private readonly refusals: RefusalService,
   ) {}
 
   /**
@@ -58,7 +61,7 @@ export class SsoDomainService {
   async remove(id: string): Promise<SsoSuccessDto> {
     const row = await this.repo.delete(id);
     if (!row) throw SsoErrors.domainNotFound();
-    await this.audit.record({ action: 'sso.domain.delete', orgId: row.org_id, resourceType: 'sso_domain', resourceId: id, details: { domain: row.domain } });
+    await this.audit.record({ action: 'sso.domain.delete', orgId: row.orgId, resourceType: 'sso_domain', resourceId: id, details: { domain: row.domain } });
     return { success: true };
   }
 
@@ -73,26 +76,19 @@ export class SsoDomainService {
 
     const result = await this.network.domainVerifier.check(current.domain, current.token);
 
-    const outcome = await this.tx.run(scope, async () => {
+    return this.refusals.run(scope, async () => {
       const row = result === 'verified' ? await this.repo.markSeen(id) : await this.repo.markChecked(id);
-      if (!row) return SsoErrors.domainNotFound();
-      const reason = result === 'missing' ? 'record_missing' : 'dns_unavailable';
-      await this.audit.record({
-        action: result === 'verified' ? 'sso.domain.verify' : 'sso.domain.verify_failed',
-        orgId: row.org_id,
-        resourceType: 'sso_domain',
-        resourceId: id,
-        details: result === 'verified' ? { domain: row.domain } : { domain: row.domain, reason },
-      });
+      if (!row) throw SsoErrors.domainNotFound();
+      const dto = this.toDto(row);
       if (result !== 'verified') {
-        const dto = this.toDto(row);
-        return SsoErrors.domainVerificationFailed(reason, dto.recordName, dto.recordValue);
+        const reason = result === 'missing' ? 'record_missing' : 'dns_unavailable';
+        const failed: AuditEntry = { action: 'sso.domain.verify_failed', orgId: row.orgId, resourceType: 'sso_domain', resourceId: id, details: { domain: row.domain, reason } };
+        // The check time stays recorded with the refusal.
+        refuse(SsoErrors.domainVerificationFailed(reason, dto.recordName, dto.recordValue), { keepWork: true, audit: failed });
       }
-      return { success: true as const, domain: this.toDto(row) };
+      await this.audit.record({ action: 'sso.domain.verify', orgId: row.orgId, resourceType: 'sso_domain', resourceId: id, details: { domain: row.domain } });
+      return { success: true as const, domain: dto };
     });
-    // The refusal is returned from the transaction so its audit row commits, then thrown.
-    if (outcome instanceof AppException) throw outcome;
-    return outcome;
   }
 
   /**
@@ -121,10 +117,10 @@ export class SsoDomainService {
         report.unverified.push(gone.domain);
         await this.audit.record({
           action: 'sso.domain.unverified',
-          orgId: gone.org_id,
+          orgId: gone.orgId,
           resourceType: 'sso_domain',
           resourceId: gone.id,
-          details: { domain: gone.domain, lastSeenAt: row.last_seen_at?.toISOString() ?? null, graceHours },
+          details: { domain: gone.domain, lastSeenAt: row.lastSeenAt?.toISOString() ?? null, graceHours },
           actor: { type: 'system', id: null },
         });
       });
@@ -138,18 +134,18 @@ export class SsoDomainService {
     return this.tx.withSystemContext('discovery by email looks up who verified a domain', () => this.repo.verifiedOrgIds(domain));
   }
 
-  private toDto(row: SsoDomainRow): SsoDomainDto {
+  private toDto(row: SsoDomainEntity): SsoDomainDto {
     const verifier = this.network.domainVerifier;
     return {
       id: row.id,
-      orgId: row.org_id,
+      orgId: row.orgId,
       domain: row.domain,
       verified: row.verified,
-      verifiedAt: row.verified_at?.toISOString() ?? null,
-      lastCheckedAt: row.last_checked_at?.toISOString() ?? null,
+      verifiedAt: row.verifiedAt?.toISOString() ?? null,
+      lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
       recordName: verifier.recordName(row.domain),
       recordValue: verifier.recordValue(row.token),
-      createdAt: row.created_at.toISOString(),
+      createdAt: row.createdAt.toISOString(),
     };
   }
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import { Public } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { SsoDiscoveryDto, SsoDiscoveryResultDto } from './email-discovery.dto';
 import { EmailDiscoveryService } from './email-discovery.service';
 
@@ -19,7 +20,8 @@ export class EmailDiscoveryController {
    */
   @Post('sso-discovery')
   @HttpCode(200)
-  @Public({ transaction: 'none' })
+  @Public()
+  @NoRequestTransaction()
   @Throttle({ default: { limit: 20, ttl: 5 * 60_000 } })
   @Header('Cache-Control', 'no-store') // the answer follows DNS verification and provider changes at once
   discover(@Body() dto: SsoDiscoveryDto): Promise<SsoDiscoveryResultDto> {

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { canStartOidcLogin } from '../login/login-provider.util';
 import { SsoLoginRepository } from '../login/sso-login.repository';
-import { domainOf } from '../net/domain.util';
+import { domainOf } from '../../../infra/net/domain.util';
 import type { SsoDiscoveryResultDto } from './email-discovery.dto';
 import { EmailDiscoveryRepository } from './email-discovery.repository';
 

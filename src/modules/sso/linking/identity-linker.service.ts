@@ -1,50 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import type { VerifiedSignIn } from '../login/account-resolver.service';
 import { IdentityWriter } from '../login/identity-writer.service';
-import { LoginAudit } from '../login/login-audit.service';
 import { ownerOf } from '../login/login-provider.util';
 import { LinkRejection } from '../login/sso-login.errors';
 import { SsoLoginRepository } from '../login/sso-login.repository';
 
-class Refused extends Error {
-  constructor(readonly rejection: LinkRejection) {
-    super(rejection.reason);
-  }
-}
-
 function refuse(code: LinkRejection['code'], reason: string): never {
-  throw new Refused(new LinkRejection(code, reason));
+  throw new LinkRejection(code, reason);
 }
 
 /**
  * The end of a self-service linking round trip (spec 1.8, docs/sso-login.md): the verified IdP
  * identity is attached to the account that started it, provided that account and its session
- * still exist, the IdP reports the same email, and no other account holds the identity.
+ * still exist, the IdP reports the same email, and no other account holds the identity. Runs in
+ * the sign-in pipeline's transaction; a refusal throws a LinkRejection, which the pipeline rolls
+ * back and audits.
  */
 @Injectable()
 export class IdentityLinker {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
     private readonly identities: IdentityWriter,
     private readonly audit: AuditService,
-    private readonly loginAudit: LoginAudit,
   ) {}
 
-  async attach(input: VerifiedSignIn): Promise<'linked' | LinkRejection> {
-    const { session } = input;
-    try {
-      return await this.tx.withSystemContext('SSO linking attaches an identity to the account that asked for it', () => this.attachWithin(input));
-    } catch (error) {
-      if (!(error instanceof Refused)) throw error;
-      await this.loginAudit.rejectedApart(error.rejection, { orgId: session.org_id, partnerId: session.partner_id, providerId: session.provider_id }, 'link');
-      return error.rejection;
-    }
-  }
-
-  private async attachWithin({ session, login, identity, profile }: VerifiedSignIn): Promise<'linked'> {
+  async attach({ session, subject, identity, profile, idpTokens }: VerifiedSignIn): Promise<void> {
     const provider = await this.repo.provider(session.provider_id, { forShare: true });
     if (!provider || provider.status !== 'active') refuse('config_changed', 'provider_deactivated_during_linking');
     if (provider.generation !== session.generation) refuse('config_changed', 'provider_reconfigured_during_linking');
@@ -56,12 +37,12 @@ export class IdentityLinker {
     if (!member) refuse('user_gone', 'membership_removed');
     if (identity.email.toLowerCase() !== user.email.toLowerCase()) refuse('email_mismatch', 'idp_email_differs_from_account_email');
 
-    const holder = await this.repo.identityBySubject(provider.id, login.sub);
+    const holder = await this.repo.identityBySubject(provider.id, subject);
     if (holder && holder.user_id !== user.id) refuse('identity_in_use', 'subject_linked_to_another_user');
     // Linking is explicit: a new account at the same IdP replaces the one linked before.
-    await this.repo.removeOtherIdentities(user.id, provider.id, login.sub);
+    await this.repo.removeOtherIdentities(user.id, provider.id, subject);
     const owner = ownerOf(provider);
-    const linked = await this.identities.link({ ...owner, providerId: provider.id, userId: user.id, email: identity.email, profile, login });
+    const linked = await this.identities.link({ ...owner, providerId: provider.id, userId: user.id, email: identity.email, profile, subject, tokens: idpTokens });
     if (!linked) refuse('identity_in_use', 'subject_linked_to_another_user');
     await this.audit.record({
       action: 'sso.identity.linked',
@@ -71,6 +52,5 @@ export class IdentityLinker {
       actor: { type: 'user', id: user.id },
       details: { providerId: provider.id },
     });
-    return 'linked';
   }
 }

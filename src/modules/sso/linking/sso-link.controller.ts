@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import type { Principal } from '../../../common/principal';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import { STATE_COOKIE, stateCookieOptions } from '../login/state-cookie.util';
@@ -34,7 +35,8 @@ export class SsoLinkController {
    */
   @Post('start/:providerId')
   @HttpCode(200)
-  @Auth({ mfa: true, transaction: 'none' }) // re-validates the provider's endpoints over the network
+  @Auth({ mfa: true })
+  @NoRequestTransaction() // re-validates the provider's endpoints over the network
   @Throttle({ default: { limit: 30, ttl: 5 * 60_000 } })
   async start(@CurrentPrincipal() principal: Principal, @UuidParam('providerId') providerId: string, @Res({ passthrough: true }) res: Response): Promise<LinkStartDto> {
     const started = await this.links.start(principal, providerId);

@@ -1,110 +1,77 @@
+import { AccountProvisioningService } from '../../tenancy/users/account-provisioning.service';
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { hasPermission } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { AppliedRole, GroupRoleApplier } from '../../scim/group-role.applier';
-import { SessionService } from '../../auth/session.service';
-import { TokenService } from '../../auth/token.service';
 import { IdentityWriter } from './identity-writer.service';
-import { LoginAudit } from './login-audit.service';
 import { ownerOf } from './login-provider.util';
 import type { MappedIdentity } from './oidc-claims.util';
-import type { VerifiedOidcLogin } from './oidc-relying-party.service';
-import { SsoExchangeService } from './sso-exchange.service';
 import { LoginRejection } from './sso-login.errors';
 import { LoginProviderRow, LoginSessionRow, LoginUserRow, SsoLoginRepository } from './sso-login.repository';
 
-export interface VerifiedSignIn {
+/** Tokens an IdP issued with a sign-in (OIDC), kept sealed with the identity link. */
+export interface IdpTokens {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: Date | null;
+}
+
+/** What an IdP vouched for in a verified response, whatever the protocol. */
+export interface VerifiedSignIn<TEvidence = unknown> {
   session: LoginSessionRow;
-  login: VerifiedOidcLogin;
+  /** The IdP's stable name for the person at this provider: the OIDC `sub`, the SAML external id. */
+  subject: string;
   identity: MappedIdentity;
   profile: Record<string, unknown>;
   idpMfa: boolean;
+  /** Null for SAML, which issues none. */
+  idpTokens: IdpTokens | null;
+  /** What the protocol keeps for after the sign-in (what the IdP will name the session by at sign-out). */
+  evidence: TEvidence;
 }
 
-interface ResolvedAccount {
+/** The account a verified identity signs in to, under the provider as re-read in the sign-in transaction. */
+export interface ResolvedAccount {
+  provider: LoginProviderRow;
   userId: string;
   matchedBy: 'identity' | 'email' | 'provisioned';
+  identityCreated: boolean;
 }
 
-/** Thrown inside the sign-in transaction so that nothing it wrote survives a refusal. */
-class Refused extends Error {
-  constructor(readonly rejection: LoginRejection) {
-    super(rejection.reason);
-  }
-}
+type Matched = Pick<ResolvedAccount, 'userId' | 'matchedBy'>;
 
 function refuse(code: LoginRejection['code'], reason: string): never {
-  throw new Refused(new LoginRejection(code, reason));
+  throw new LoginRejection(code, reason);
 }
 
 /**
- * The last step of an SSO sign-in (spec 1.1.13–14, 1.2, 1.3, 1.6, 1.7), in one transaction:
- * the provider generation re-checked, the account resolved or provisioned, the identity
- * linked, the session and its one-time exchange code created. A refusal rolls all of it back
- * and is audited on its own.
+ * The account-resolution step of an SSO sign-in (spec 1.1.13, 1.2, 1.3, 1.6, 1.7), inside the
+ * sign-in pipeline's transaction: the provider generation re-checked, the account resolved or
+ * provisioned, its group mappings applied and the identity linked. A refusal throws a
+ * LoginRejection; the pipeline rolls the transaction back and audits it.
  */
 @Injectable()
 export class AccountResolver {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
-    private readonly sessions: SessionService,
-    private readonly tokens: TokenService,
     private readonly identities: IdentityWriter,
-    private readonly exchange: SsoExchangeService,
     private readonly audit: AuditService,
-    private readonly loginAudit: LoginAudit,
     private readonly groupRoles: GroupRoleApplier,
+    private readonly accounts: AccountProvisioningService,
   ) {}
 
-  async signIn(input: VerifiedSignIn): Promise<{ exchangeCode: string } | LoginRejection> {
-    const { session } = input;
-    try {
-      return await this.tx.withSystemContext('SSO sign-in resolves the account an IdP identity belongs to', () => this.signInWithin(input));
-    } catch (error) {
-      if (!(error instanceof Refused)) throw error;
-      await this.loginAudit.rejectedApart(error.rejection, { orgId: session.org_id, partnerId: session.partner_id, providerId: session.provider_id }, 'login');
-      return error.rejection;
-    }
-  }
-
-  private async signInWithin(input: VerifiedSignIn): Promise<{ exchangeCode: string }> {
-    const { session, login, identity } = input;
+  async resolve(input: VerifiedSignIn): Promise<ResolvedAccount> {
+    const { session, subject, identity } = input;
     const provider = await this.repo.provider(session.provider_id, { forShare: true });
     if (!provider || provider.status !== 'active') refuse('sso_provider_inactive', 'provider_deactivated_during_sign_in');
     if (provider.generation !== session.generation) refuse('sso_config_changed', 'provider_reconfigured_during_sign_in');
-    const account = provider.org_id ? await this.organizationAccount(provider!, login.sub, identity) : await this.partnerAccount(provider!, login.sub, identity);
-    await this.requireConfigurerCovers(provider!, account.userId);
-    await this.applyGroupMappings(provider!, account.userId, identity.groups);
+    const account = provider.org_id ? await this.organizationAccount(provider, subject, identity) : await this.partnerAccount(provider, subject, identity);
+    await this.requireConfigurerCovers(provider, account.userId);
+    await this.applyGroupMappings(provider, account.userId, identity.groups);
 
-    const owner = ownerOf(provider!);
-    const linked = await this.identities.link({ ...owner, providerId: provider.id, userId: account.userId, email: identity.email, profile: input.profile, login });
+    const linked = await this.identities.link({ ...ownerOf(provider), providerId: provider.id, userId: account.userId, email: identity.email, profile: input.profile, subject, tokens: input.idpTokens });
     if (!linked) refuse('identity_in_use', 'subject_linked_to_another_user');
-
-    const mfa = provider.trusts_idp_mfa && input.idpMfa;
-    const pair = await this.sessions.open({
-      userId: account.userId,
-      scope: provider.org_id ? 'organization' : 'partner',
-      orgId: owner.orgId,
-      partnerId: owner.partnerId,
-      mfa,
-      authMethod: 'sso',
-      ssoProviderId: provider.id,
-    });
-    // SessionService hands out the pair only; the session id travels inside the access token.
-    const claims = await this.tokens.verifyAccess(pair.accessToken);
-    if (!claims) throw new Error('A freshly signed access token did not verify');
-    const exchangeCode = await this.exchange.issue({ ...owner, sessionId: claims.sid, userId: account.userId, pair });
-    await this.audit.record({
-      action: 'sso.login',
-      ...owner,
-      resourceType: 'user',
-      resourceId: account.userId,
-      actor: { type: 'user', id: account.userId },
-      details: { providerId: provider.id, matchedBy: account.matchedBy, mfa, identityCreated: linked.inserted },
-    });
-    return { exchangeCode };
+    return { provider, ...account, identityCreated: linked.inserted };
   }
 
   /**
@@ -113,7 +80,7 @@ export class AccountResolver {
    * by the same code path (issue 13, 10a): the organization's IdP must not learn who has an
    * account in another tenant.
    */
-  private async organizationAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<ResolvedAccount> {
+  private async organizationAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<Matched> {
     const orgId = provider.org_id!;
     if (!(await this.repo.organizationActive(orgId))) refuse('no_org_access', 'organization_inactive');
     const linked = await this.repo.identityBySubject(provider.id, sub);
@@ -139,7 +106,7 @@ export class AccountResolver {
     return this.admitted(orgId, found, 'email');
   }
 
-  private async admitted(orgId: string, user: LoginUserRow, matchedBy: ResolvedAccount['matchedBy']): Promise<ResolvedAccount> {
+  private async admitted(orgId: string, user: LoginUserRow, matchedBy: Matched['matchedBy']): Promise<Matched> {
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
     if (!(await this.repo.isOrganizationMember(orgId, user.id))) refuse('no_org_access', 'no_organization_membership');
     if (await this.repo.membershipSuspended({ orgId }, user.id)) refuse('user_disabled', 'membership_suspended');
@@ -150,7 +117,7 @@ export class AccountResolver {
    * Spec 1.6.4: identity-first, never provisions. Someone the partner cannot see (not its
    * technician, not a member of one of its organizations) is answered as an unknown address.
    */
-  private async partnerAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<ResolvedAccount> {
+  private async partnerAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<Matched> {
     const partnerId = provider.partner_id!;
     if (!(await this.repo.partnerActive(partnerId))) refuse('no_org_access', 'partner_inactive');
     const linked = await this.repo.identityBySubject(provider.id, sub);
@@ -201,13 +168,13 @@ export class AccountResolver {
    * status untouched. Without the domain proof neither is provisioned, so an IdP's word alone
    * never reaches another tenant's account.
    */
-  private async provision(provider: LoginProviderRow, identity: MappedIdentity): Promise<ResolvedAccount> {
+  private async provision(provider: LoginProviderRow, identity: MappedIdentity): Promise<Matched> {
     const orgId = provider.org_id!;
     if (!provider.auto_provision) refuse('user_not_found', 'no_account_and_auto_provision_off');
     const { role, configurer } = await this.grantableDefaultRole(provider);
     if (!(await this.repo.domainVerifiedFor(orgId, identity.domain))) refuse('sso_domain_unverified', 'provisioning_needs_verified_domain');
 
-    let userId = await this.repo.createUser(identity.email, identity.name);
+    let userId = await this.accounts.createUser(identity.email, identity.name);
     if (!userId) {
       // Held by an account this organization cannot see, or created by a concurrent sign-in.
       const existing = await this.repo.userByEmail(identity.email);
@@ -217,7 +184,7 @@ export class AccountResolver {
       if (!(await this.repo.visibleToOrganization(orgId, existing.id))) await this.repo.deleteIdentitiesAt(provider.id, existing.id);
       userId = existing.id;
     }
-    await this.repo.addOrganizationMember(orgId, userId, role.id);
+    await this.accounts.addOrgMember(orgId, userId, role.id);
     await this.audit.record({
       action: 'sso.user.provisioned',
       orgId,

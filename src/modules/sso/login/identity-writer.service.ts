@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../../infra/crypto/secret-box.service';
-import type { VerifiedOidcLogin } from './oidc-relying-party.service';
+import type { IdpTokens } from './account-resolver.service';
 import { SsoLoginRepository } from './sso-login.repository';
 
 /** SecretBox contexts of an identity's IdP tokens: they only open for the same provider and subject. */
@@ -26,20 +26,21 @@ export class IdentityWriter {
     userId: string;
     email: string;
     profile: Record<string, unknown>;
-    login: VerifiedOidcLogin;
+    subject: string;
+    tokens: IdpTokens | null;
   }): Promise<{ id: string; inserted: boolean } | null> {
-    const { login, providerId } = input;
+    const { subject, tokens, providerId } = input;
     return this.repo.upsertIdentity({
       orgId: input.orgId,
       partnerId: input.partnerId,
       userId: input.userId,
       providerId,
-      externalId: login.sub,
+      externalId: subject,
       email: input.email,
       profile: input.profile,
-      accessTokenSealed: this.box.encrypt(login.accessToken, identityTokenContext('access_token', providerId, login.sub)),
-      refreshTokenSealed: login.refreshToken === null ? null : this.box.encrypt(login.refreshToken, identityTokenContext('refresh_token', providerId, login.sub)),
-      tokenExpiresAt: login.tokenExpiresAt,
+      accessTokenSealed: tokens && this.box.encrypt(tokens.accessToken, identityTokenContext('access_token', providerId, subject)),
+      refreshTokenSealed: tokens && tokens.refreshToken !== null ? this.box.encrypt(tokens.refreshToken, identityTokenContext('refresh_token', providerId, subject)) : null,
+      tokenExpiresAt: tokens?.expiresAt ?? null,
     });
   }
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import { Public } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { LoginContextService } from './login-context.service';
 import { LoginContextDto } from './sso-login.dto';
 
@@ -17,7 +18,8 @@ export class LoginContextController {
    * 429 past 30 calls per minute per address.
    */
   @Get('login-context')
-  @Public({ transaction: 'none' })
+  @Public()
+  @NoRequestTransaction()
   @Throttle({ default: { limit: 30, ttl: 60_000 } })
   @Header('Cache-Control', 'public, max-age=60')
   context(): Promise<LoginContextDto> {

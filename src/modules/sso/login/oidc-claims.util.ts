@@ -1,4 +1,4 @@
-import { domainOf } from '../net/domain.util';
+import { domainOf } from '../../../infra/net/domain.util';
 import type { AttributeMapping } from '../providers/sso-provider.types';
 
 /** What the IdP said about the email: affirmatively verified, affirmatively unverified, or nothing. */

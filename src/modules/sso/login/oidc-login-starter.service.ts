@@ -2,13 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { SecretBox, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
-import { callerVisible } from '../net/net.errors';
+import { callerVisible } from '../../../infra/net/net.errors';
 import { clientSecretContext } from '../providers/sso-provider.types';
 import { oidcClientConfig, ownerOf } from './login-provider.util';
 import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
 import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
 import { SsoLoginErrors } from './sso-login.errors';
-import { LoginProviderRow, SsoLoginRepository } from './sso-login.repository';
+import type { LoginProviderRow } from './sso-login.repository';
+import { LoginSessionService } from '../sign-in/login-session.service';
 import { CALLBACK_PATH, LOGIN_SESSION_TTL_SECONDS, stateCookieValue } from './state-cookie.util';
 
 export interface StartedAttempt {
@@ -36,7 +37,7 @@ export class OidcLoginStarter {
 
   constructor(
     private readonly rp: OidcRelyingParty,
-    private readonly repo: SsoLoginRepository,
+    private readonly loginSessions: LoginSessionService,
     private readonly tx: TenantTransaction,
     private readonly box: SecretBox,
     private readonly metadata: OidcProviderMetadataCache,
@@ -80,8 +81,7 @@ export class OidcLoginStarter {
     const attempt = this.rp.newAttempt();
     const { orgId, partnerId } = ownerOf(provider);
     await this.tx.withSystemContext('a public login start records its login session', async () => {
-      await this.repo.sweepExpiredLoginSessions();
-      await this.repo.insertLoginSession({
+      await this.loginSessions.record({
         orgId,
         partnerId,
         providerId: provider.id,

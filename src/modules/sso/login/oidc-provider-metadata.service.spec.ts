@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { SafeFetchError } from '../net/net.errors';
-import type { SafeHttpClient } from '../net/safe-fetch.service';
+import { SafeFetchError } from '../../../infra/net/net.errors';
+import type { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
 import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
 
 describe('OidcProviderMetadataCache', () => {

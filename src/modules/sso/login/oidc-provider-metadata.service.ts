@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SafeFetchError } from '../net/net.errors';
-import { MAX_OIDC_URL_LENGTH } from '../net/oidc-discovery.service';
-import { SafeHttpClient } from '../net/safe-fetch.service';
+import { LRUCache } from 'lru-cache';
+import { SafeFetchError } from '../../../infra/net/net.errors';
+import { MAX_OIDC_URL_LENGTH } from '../../../infra/net/oidc-discovery.service';
+import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
 import { OIDC_HTTP } from './oidc-relying-party.service';
 
 /** What the sign-in and sign-out flows read from an identity provider's discovery document. */
@@ -32,7 +33,7 @@ interface Cached {
 @Injectable()
 export class OidcProviderMetadataCache {
   private readonly logger = new Logger(OidcProviderMetadataCache.name);
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache = new LRUCache<string, Cached>({ max: 1000 });
 
   constructor(@Inject(OIDC_HTTP) private readonly http: SafeHttpClient) {}
 

@@ -1,4 +1,4 @@
-import { SafeHttpClient } from '../net/safe-fetch.service';
+import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
 import { RogueMode, RogueOidcIdp, startRogueOidcIdp } from '../../../../test/support/idp/rogue-oidc-idp';
 import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
 

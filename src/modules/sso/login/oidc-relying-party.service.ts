@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { createLocalJWKSet, errors as joseErrors, JSONWebKeySet, jwtVerify, JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { randomToken } from '../../../infra/crypto/secret-box.service';
-import { SafeFetchError } from '../net/net.errors';
-import { SafeHttpClient, SafeResponse } from '../net/safe-fetch.service';
+import { SafeFetchError } from '../../../infra/net/net.errors';
+import { SafeHttpClient, SafeResponse } from '../../../infra/net/safe-fetch.service';
 
 export const OIDC_HTTP = Symbol('OIDC_HTTP');
 
@@ -84,7 +85,8 @@ interface CachedJwks {
  */
 @Injectable()
 export class OidcRelyingParty {
-  private readonly jwks = new Map<string, CachedJwks>();
+  /** Key sets of the providers signed in with lately; one not used among the last 1,000 is fetched again. */
+  private readonly jwks = new LRUCache<string, CachedJwks>({ max: 1000 });
 
   constructor(@Inject(OIDC_HTTP) private readonly http: SafeHttpClient) {}
 

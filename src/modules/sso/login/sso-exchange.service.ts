@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomToken, SecretBox, tokenHash } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
-import { AppException } from '../../../common/errors/app.exception';
-import { AuditService } from '../../audit/audit.service';
+import { refuse, RefusalService } from '../../audit/refusal.service';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../auth/token.service';
 import type { TokenPairDto } from '../../auth/dto/auth.dto';
 import { SsoLoginErrors } from './sso-login.errors';
@@ -22,9 +20,8 @@ const tokensContext = (codeHash: string) => `sso_exchange_codes.tokens:${codeHas
 export class SsoExchangeService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
     private readonly box: SecretBox,
-    private readonly audit: AuditService,
+    private readonly refusals: RefusalService,
   ) {}
 
   /** Inside the sign-in transaction: the code exists exactly when the session does. */
@@ -44,29 +41,30 @@ export class SsoExchangeService {
     return code;
   }
 
-  async redeem(code: string): Promise<TokenPairDto> {
-    const outcome = await this.tx.withSystemContext('an exchange code names its own sign-in', async () => {
+  /** A refused code stays consumed (the refusal keeps its work): it never answers twice. */
+  redeem(code: string): Promise<TokenPairDto> {
+    return this.refusals.withSystemContext('an exchange code names its own sign-in', async () => {
       const codeHash = tokenHash(code);
       const row = await this.repo.consumeExchangeCode(codeHash);
-      if (!row) return SsoLoginErrors.invalidExchangeCode();
+      if (!row) throw SsoLoginErrors.invalidExchangeCode();
       const refusal = !row.fresh ? 'exchange_code_expired' : !(await this.repo.sessionActive(row.session_id, row.user_id)) ? 'session_ended' : null;
       if (refusal) {
-        await this.audit.record({
-          action: 'sso.exchange.rejected',
-          orgId: row.org_id,
-          partnerId: row.partner_id,
-          resourceType: 'session',
-          resourceId: row.session_id,
-          actor: { type: 'system', id: null },
-          details: { reason: refusal },
+        refuse(SsoLoginErrors.invalidExchangeCode(), {
+          keepWork: true,
+          audit: {
+            action: 'sso.exchange.rejected',
+            orgId: row.org_id,
+            partnerId: row.partner_id,
+            resourceType: 'session',
+            resourceId: row.session_id,
+            actor: { type: 'system', id: null },
+            details: { reason: refusal },
+          },
         });
-        return SsoLoginErrors.invalidExchangeCode();
       }
       const tokens = JSON.parse(this.box.decrypt(row.tokens, tokensContext(codeHash))) as { accessToken: string; refreshToken: string };
       // The access token was signed at the callback; say how much of its life is left.
       return { ...tokens, expiresInSeconds: Math.max(0, ACCESS_TOKEN_TTL_SECONDS - Math.ceil(row.age_seconds)) };
     });
-    if (outcome instanceof AppException) throw outcome;
-    return outcome;
   }
 }

@@ -1,25 +1,23 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Public } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { TokenPairDto } from '../../auth/dto/auth.dto';
-import { LoginStartRateGuard } from './login-start-rate.guard';
-import type { StartedAttempt } from './oidc-login-starter.service';
 import { CallbackQuery, SsoCallbackService } from './sso-callback.service';
 import { SsoExchangeService } from './sso-exchange.service';
-import { REDIRECT_QUERY, SsoExchangeDto } from './sso-login.dto';
+import { SsoExchangeDto } from './sso-login.dto';
 import { SsoLoginService } from './sso-login.service';
 import { clearedStateCookieOptions, STATE_COOKIE, stateCookieOptions } from './state-cookie.util';
 import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
-
-// These routes call the IdP or open their own system-context transactions (refusals commit audit rows).
-const OWN_TX = { transaction: 'none' } as const;
-/** 30 login starts per 5 minutes per client address (docs/api-conventions.md); the per-tenant limit is LoginStartRateGuard. */
-const LOGIN_START_PER_IP = { default: { limit: 30, ttl: 5 * 60_000 } };
+import { LoginStart } from '../sign-in/login-start.decorator';
+import { redirectSignedIn, redirectToIdp } from '../sign-in/sign-in-response.util';
 
 @ApiTags('sso')
+// These routes call the IdP or open their own system-context transactions (refusals commit audit rows).
+@NoRequestTransaction()
 @Controller('sso')
 export class SsoLoginController {
   constructor(
@@ -37,15 +35,9 @@ export class SsoLoginController {
    * `/sso/saml/login/partner/{partnerId}`); 400 `invalid_provider_configuration` when it cannot start a sign-in;
    * 429 past 30 starts per 5 minutes per address, or 10 per partner.
    */
-  @Get('login/partner/:partnerId')
-  @Public(OWN_TX)
-  @Throttle(LOGIN_START_PER_IP)
-  @UseGuards(LoginStartRateGuard)
-  @ApiRedirect("to the partner's identity provider")
-  @ApiQuery(REDIRECT_QUERY)
-  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
+  @LoginStart('login/partner/:partnerId', "to the partner's identity provider")
   async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    this.sendToIdp(res, await this.login.start({ partnerId }, redirect));
+    redirectToIdp(res, await this.login.start({ partnerId }, redirect), stateCookieOptions(this.login.secureCookies));
   }
 
   /**
@@ -57,15 +49,9 @@ export class SsoLoginController {
    * for a SAML provider; 400 `invalid_provider_configuration` when it cannot start a sign-in; 429 past 30 starts
    * per 5 minutes per address, or 10 per organization.
    */
-  @Get('login/:orgId')
-  @Public(OWN_TX)
-  @Throttle(LOGIN_START_PER_IP)
-  @UseGuards(LoginStartRateGuard)
-  @ApiRedirect("to the organization's identity provider")
-  @ApiQuery(REDIRECT_QUERY)
-  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
+  @LoginStart('login/:orgId', "to the organization's identity provider")
   async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    this.sendToIdp(res, await this.login.start({ orgId }, redirect));
+    redirectToIdp(res, await this.login.start({ orgId }, redirect), stateCookieOptions(this.login.secureCookies));
   }
 
   /**
@@ -77,17 +63,14 @@ export class SsoLoginController {
    * page instead.
    */
   @Get('callback')
-  @Public(OWN_TX)
+  @Public()
   @ApiRedirect('back to the page the sign-in started from (`#ssoCode=…`), or to `/login?error=<code>`')
   @ApiQuery({ name: 'code', required: false, description: "The identity provider's authorization code.", schema: { type: 'string' } })
   @ApiQuery({ name: 'state', required: false, description: 'The state this service sent with the sign-in.', schema: { type: 'string' } })
   @ApiQuery({ name: 'error', required: false, description: "The identity provider's error, when it refused.", schema: { type: 'string' } })
   @ApiQuery({ name: 'iss', required: false, description: 'RFC 9207: the issuer of the answer; required when the provider advertises it.', schema: { type: 'string' } })
   async callback(@Query() query: CallbackQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const result = await this.callbacks.handle(query, req.cookies?.[STATE_COOKIE]);
-    if (result.clearStateCookie) res.clearCookie(STATE_COOKIE, clearedStateCookieOptions(this.login.secureCookies));
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, result.location);
+    redirectSignedIn(res, await this.callbacks.handle(query, req.cookies?.[STATE_COOKIE]), clearedStateCookieOptions(this.login.secureCookies));
   }
 
   /**
@@ -98,16 +81,10 @@ export class SsoLoginController {
    */
   @Post('exchange')
   @HttpCode(200)
-  @Public(OWN_TX)
+  @Public()
   @Throttle({ default: { limit: 30, ttl: 60_000 } })
   @ApiErrors({ 400: ['invalid_exchange_code'] })
   exchange(@Body() dto: SsoExchangeDto): Promise<TokenPairDto> {
     return this.exchanges.redeem(dto.code);
-  }
-
-  private sendToIdp(res: Response, started: StartedAttempt): void {
-    res.cookie(STATE_COOKIE, started.stateCookie, stateCookieOptions(this.login.secureCookies));
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, started.authUrl);
   }
 }

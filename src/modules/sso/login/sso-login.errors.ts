@@ -27,20 +27,25 @@ export type LinkErrorCode = 'email_mismatch' | 'identity_in_use' | 'user_gone' |
 
 /**
  * A refused sign-in: the public code goes in the redirect, the precise reason only in the
- * audit row. Returned (not thrown) from inside a transaction, so the audit row commits.
+ * audit row. Thrown by the steps of the sign-in pipeline, which audits and answers it.
  */
-export class LoginRejection {
+export class LoginRejection extends Error {
   constructor(
     readonly code: LoginErrorCode,
     readonly reason: string,
-  ) {}
+  ) {
+    super(reason);
+  }
 }
 
-export class LinkRejection {
+/** A refused self-service link, thrown by IdentityLinker inside the pipeline's transaction. */
+export class LinkRejection extends Error {
   constructor(
     readonly code: LinkErrorCode,
     readonly reason: string,
-  ) {}
+  ) {
+    super(reason);
+  }
 }
 
 /** How a refusal shared by both flows reads on the profile page. */

@@ -1,3 +1,4 @@
+import { UserAccountsModule } from '../../tenancy/users/user-accounts.module';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../../auth/auth.module';
 import { BrandingModule } from '../../branding/branding.module';
@@ -10,14 +11,12 @@ import { EmailDiscoveryService } from '../email-discovery/email-discovery.servic
 import { IdentityLinker } from '../linking/identity-linker.service';
 import { SsoLinkController } from '../linking/sso-link.controller';
 import { SsoLinkService } from '../linking/sso-link.service';
-import { SsoModule } from '../sso.module';
+import { SsoProvidersModule } from '../providers/sso-providers.module';
 import { AccountResolver } from './account-resolver.service';
 import { IdentityWriter } from './identity-writer.service';
-import { LoginAudit } from './login-audit.service';
 import { LoginBrandingSource } from './login-branding.source';
 import { LoginContextController } from './login-context.controller';
 import { LoginContextService } from './login-context.service';
-import { LoginStartRateGuard } from './login-start-rate.guard';
 import { OIDC_HTTP, OidcRelyingParty } from './oidc-relying-party.service';
 import { OidcLoginStarter } from './oidc-login-starter.service';
 import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
@@ -29,6 +28,8 @@ import { SsoLoginService } from './sso-login.service';
 import { SsoLogoutController } from './sso-logout.controller';
 import { SsoSignOutRepository } from './sso-sign-out.repository';
 import { SsoSignOutService } from './sso-sign-out.service';
+import { SignInPipelineService } from '../sign-in/sign-in-pipeline.service';
+import { LoginSessionService } from '../sign-in/login-session.service';
 
 /**
  * OIDC sign-in (spec 1.1–1.8): login start and callback, the exchange, discovery by email,
@@ -36,7 +37,7 @@ import { SsoSignOutService } from './sso-sign-out.service';
  * Outbound IdP traffic goes through the SSO module's safe HTTP client.
  */
 @Module({
-  imports: [AuthModule, SsoModule, BrandingModule, ScimModule],
+  imports: [AuthModule, UserAccountsModule, SsoProvidersModule, BrandingModule, ScimModule],
   controllers: [SsoLoginController, SsoLogoutController, LoginContextController, EmailDiscoveryController, SsoLinkController],
   providers: [
     { provide: OIDC_HTTP, useFactory: (network: IdpNetwork) => network.http, inject: [IdpNetwork] },
@@ -53,9 +54,9 @@ import { SsoSignOutService } from './sso-sign-out.service';
     SsoCallbackService,
     AccountResolver,
     IdentityWriter,
-    LoginAudit,
+    SignInPipelineService,
+    LoginSessionService,
     SsoExchangeService,
-    LoginStartRateGuard,
     LoginContextService,
     EmailDiscoveryRepository,
     EmailDiscoveryService,
@@ -64,7 +65,7 @@ import { SsoSignOutService } from './sso-sign-out.service';
     SsoSignOutRepository,
     SsoSignOutService,
   ],
-  // The SAML service provider ends its sign-ins through the same session consume, account resolution and audit.
-  exports: [SsoLoginRepository, AccountResolver, LoginAudit, SsoSignOutService],
+  // The SAML service provider ends its sign-ins through the same pipeline.
+  exports: [SignInPipelineService, LoginSessionService, SsoSignOutService],
 })
 export class SsoLoginModule {}

@@ -83,7 +83,8 @@ export interface IdentityUpsert {
   externalId: string;
   email: string;
   profile: Record<string, unknown>;
-  accessTokenSealed: string;
+  /** Null when the protocol issues no tokens (SAML). */
+  accessTokenSealed: string | null;
   refreshTokenSealed: string | null;
   tokenExpiresAt: Date | null;
 }
@@ -300,19 +301,6 @@ export class SsoLoginRepository {
         WHERE pm.user_id = $1 AND pm.partner_id = $2 AND pm.suspended_at IS NULL`,
       [userId, partnerId],
     );
-  }
-
-  /** A new user with no password (spec 1.3.4); null when the email was taken meanwhile. */
-  async createUser(email: string, name: string): Promise<string | null> {
-    const row = await this.db.one<{ id: string }>(
-      `INSERT INTO users (email, name) VALUES ($1, $2) ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
-      [email, name],
-    );
-    return row?.id ?? null;
-  }
-
-  async addOrganizationMember(orgId: string, userId: string, roleId: string): Promise<void> {
-    await this.db.exec(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [orgId, userId, roleId]);
   }
 
   /**

@@ -3,16 +3,16 @@ import { ApiConsumes, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Auth, CurrentPrincipal, Public } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
 import type { Principal } from '../../../common/principal';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import { BackchannelLogoutFormDto, BackchannelLogoutResultDto, SsoLogoutDto, SsoLogoutStartedDto } from './sso-login.dto';
 import { SsoSignOutService } from './sso-sign-out.service';
 
-// These routes open their own system-context transactions (and may call the IdP's metadata).
-const OWN_TX = { transaction: 'none' } as const;
-
 @ApiTags('sso')
+// These routes open their own system-context transactions (and may call the IdP's metadata).
+@NoRequestTransaction()
 @Controller('sso/logout')
 export class SsoLogoutController {
   constructor(private readonly signOut: SsoSignOutService) {}
@@ -29,7 +29,7 @@ export class SsoLogoutController {
    */
   @Post()
   @HttpCode(200)
-  @Auth(OWN_TX)
+  @Auth()
   @ApiErrors({ 403: ['forbidden'] })
   logout(@CurrentPrincipal() principal: Principal, @Body() dto: SsoLogoutDto): Promise<SsoLogoutStartedDto> {
     return this.signOut.logout(principal, dto.redirect);
@@ -42,7 +42,7 @@ export class SsoLogoutController {
    * named, read again as a same-origin path (anything else is `/`).
    */
   @Get('callback')
-  @Public(OWN_TX)
+  @Public()
   @Header('Cache-Control', 'no-store')
   @ApiRedirect('to the path the sign-out named')
   @ApiQuery({ name: 'state', required: false, description: 'The return path the sign-out sent to the identity provider.', schema: { type: 'string' } })
@@ -62,7 +62,7 @@ export class SsoLogoutController {
    */
   @Post('backchannel/:providerId')
   @HttpCode(200)
-  @Public(OWN_TX)
+  @Public()
   @Header('Cache-Control', 'no-store')
   @Throttle({ default: { limit: 600, ttl: 60_000 } })
   @ApiConsumes('application/x-www-form-urlencoded')

@@ -44,11 +44,6 @@ const LINK_COLUMNS = 'session_id, org_id, partner_id, provider_id, protocol, sub
 export class SsoSignOutRepository {
   constructor(private readonly db: Db) {}
 
-  /** The session a just-issued exchange code belongs to (the sign-in committed it; the browser has not got the code yet). */
-  sessionOfExchangeCode(codeHash: string): Promise<{ session_id: string; org_id: string | null; partner_id: string | null } | null> {
-    return this.db.one(`SELECT session_id, org_id, partner_id FROM sso_exchange_codes WHERE code_hash = $1`, [codeHash]);
-  }
-
   async insertLink(l: NewSessionLink): Promise<void> {
     await this.db.exec(
       `INSERT INTO sso_session_links (session_id, org_id, partner_id, provider_id, protocol, subject, idp_session_id, name_id_format, id_token, expires_at)
@@ -91,28 +86,13 @@ export class SsoSignOutRepository {
     return rows.map((r) => r.session_id);
   }
 
-  /**
-   * Ends the sessions, in the caller's transaction: revoked, their refresh tokens expired now (a
-   * later refresh is simply invalid), their unredeemed exchange codes and their links removed.
-   * Returns the sessions that were live.
-   */
-  async endSessions(sessionIds: string[], reason: string): Promise<{ id: string; user_id: string }[]> {
-    if (sessionIds.length === 0) return [];
-    return this.db.rows<{ id: string; user_id: string }>(
-      `WITH ended AS (
-         UPDATE sessions SET revoked_at = now(), revoked_reason = $2
-          WHERE id = ANY ($1::uuid[]) AND revoked_at IS NULL
-         RETURNING id, user_id
-       ), spent AS (
-         UPDATE refresh_tokens SET expires_at = least(expires_at, now())
-          WHERE session_id = ANY ($1::uuid[]) AND used_at IS NULL
-       ), unredeemed AS (
-         DELETE FROM sso_exchange_codes WHERE session_id = ANY ($1::uuid[])
-       ), unlinked AS (
-         DELETE FROM sso_session_links WHERE session_id = ANY ($1::uuid[])
-       )
-       SELECT id, user_id FROM ended`,
-      [sessionIds, reason],
+  /** What sign-in left for the ended sessions: their unredeemed exchange codes and their links to an IdP session. */
+  async dropSignInState(sessionIds: string[]): Promise<void> {
+    if (sessionIds.length === 0) return;
+    await this.db.exec(
+      `WITH unredeemed AS (DELETE FROM sso_exchange_codes WHERE session_id = ANY ($1::uuid[]))
+       DELETE FROM sso_session_links WHERE session_id = ANY ($1::uuid[])`,
+      [sessionIds],
     );
   }
 }

@@ -1,12 +1,13 @@
+import { SessionService } from '../../auth/session.service';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { SecretBox, SecretDecryptionError, tokenHash } from '../../../infra/crypto/secret-box.service';
+import { SecretBox, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { PrincipalResolver } from '../../auth/principal-resolver.service';
-import { SafeFetchError } from '../net/net.errors';
-import type { SafeHttpClient } from '../net/safe-fetch.service';
+import { SafeFetchError } from '../../../infra/net/net.errors';
+import type { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
 import { ownerOf } from './login-provider.util';
 import { OidcLoginStarter } from './oidc-login-starter.service';
 import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
@@ -23,6 +24,13 @@ export const MAX_LOGOUT_TOKEN_LENGTH = 16_384;
 
 /** SecretBox context of the ID token kept for a session's `id_token_hint`. */
 const idTokenContext = (sessionId: string) => `sso_session_links.id_token:${sessionId}`;
+
+/** A session an SSO sign-in just committed (its exchange code not yet handed out). */
+export interface SignedInSession {
+  sessionId: string;
+  orgId: string | null;
+  partnerId: string | null;
+}
 
 /**
  * Builds the IdP sign-out URL of a SAML session (SP-initiated Single Logout); provided by the
@@ -59,6 +67,7 @@ export class SsoSignOutService {
     private readonly starter: OidcLoginStarter,
     private readonly metadata: OidcProviderMetadataCache,
     private readonly principals: PrincipalResolver,
+    private readonly sessions: SessionService,
     private readonly audit: AuditService,
     @Inject(OIDC_HTTP) private readonly http: SafeHttpClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -78,38 +87,36 @@ export class SsoSignOutService {
    * subject, the OP's `sid` and the ID token (sealed). The session is unusable until the code is
    * redeemed, so no window exists in which it could escape a back-channel logout.
    */
-  async recordOidcSignIn(exchangeCode: string, provider: LoginProviderRow, login: VerifiedOidcLogin): Promise<void> {
+  async recordOidcSignIn(session: SignedInSession, provider: LoginProviderRow, login: VerifiedOidcLogin): Promise<void> {
     const sid = typeof login.idTokenClaims.sid === 'string' && login.idTokenClaims.sid !== '' && login.idTokenClaims.sid.length <= 255 ? login.idTokenClaims.sid : null;
-    await this.record(exchangeCode, provider.id, (sessionId) => ({
+    await this.record(session, provider.id, {
       protocol: 'oidc',
       subject: login.sub,
       idpSessionId: sid,
       nameIdFormat: null,
-      idTokenSealed: this.box.encrypt(login.idToken, idTokenContext(sessionId)),
-    }));
+      idTokenSealed: this.box.encrypt(login.idToken, idTokenContext(session.sessionId)),
+    });
   }
 
   /** The SAML counterpart: the NameID (and format) and SessionIndex a LogoutRequest will name. */
-  async recordSamlSignIn(exchangeCode: string, providerId: string, nameId: string, nameIdFormat: string | null, sessionIndex: string | null): Promise<void> {
-    await this.record(exchangeCode, providerId, () => ({
+  async recordSamlSignIn(session: SignedInSession, providerId: string, nameId: string, nameIdFormat: string | null, sessionIndex: string | null): Promise<void> {
+    await this.record(session, providerId, {
       protocol: 'saml',
       subject: nameId,
       idpSessionId: sessionIndex && sessionIndex.length <= 255 ? sessionIndex : null,
       nameIdFormat: nameIdFormat && nameIdFormat.length <= 255 ? nameIdFormat : null,
       idTokenSealed: null,
-    }));
+    });
   }
 
   private async record(
-    exchangeCode: string,
+    session: SignedInSession,
     providerId: string,
-    fields: (sessionId: string) => { protocol: 'oidc' | 'saml'; subject: string; idpSessionId: string | null; nameIdFormat: string | null; idTokenSealed: string | null },
+    fields: { protocol: 'oidc' | 'saml'; subject: string; idpSessionId: string | null; nameIdFormat: string | null; idTokenSealed: string | null },
   ): Promise<void> {
     await this.tx.withSystemContext('an SSO sign-in records what its identity provider names the session by', async () => {
-      const code = await this.repo.sessionOfExchangeCode(tokenHash(exchangeCode));
-      if (!code) throw new Error('A just-issued exchange code has no session');
       await this.repo.sweepExpiredLinks();
-      await this.repo.insertLink({ sessionId: code.session_id, orgId: code.org_id, partnerId: code.partner_id, providerId, ...fields(code.session_id) });
+      await this.repo.insertLink({ sessionId: session.sessionId, orgId: session.orgId, partnerId: session.partnerId, providerId, ...fields });
     });
   }
 
@@ -127,7 +134,7 @@ export class SsoSignOutService {
       const found = await this.repo.linkOfSession(sessionId);
       const provider = found ? await this.loginRepo.provider(found.provider_id) : null;
       // By id: a session no identity provider opened (a password sign-in) ends here too.
-      await this.repo.endSessions([sessionId], 'logout');
+      await this.endSessions([sessionId], 'logout');
       await this.audit.record({
         action: 'sso.logout',
         orgId: principal.scope === 'partner' ? null : principal.orgId,
@@ -199,7 +206,7 @@ export class SsoSignOutService {
     const selector: IdpSessionSelector = { providerId, subject: verified.sub, idpSessionId: verified.sid };
     const outcome = await this.tx.withSystemContext('a back-channel logout ends the sessions its token names', async () => {
       if (!(await this.repo.rememberLogoutToken({ ...tenant, providerId, jti: verified.jti, expiresAt: verified.expiresAt }))) return 'replayed' as const;
-      const ended = await this.repo.endSessions(await this.repo.sessionsNamed(selector), 'sso_backchannel_logout');
+      const ended = await this.endSessions(await this.repo.sessionsNamed(selector), 'sso_backchannel_logout');
       await this.audit.record({
         action: 'sso.logout.backchannel',
         ...tenant,
@@ -221,7 +228,7 @@ export class SsoSignOutService {
    */
   async endNamedSessions(selector: IdpSessionSelector, tenant: { orgId: string | null; partnerId: string | null }, reason: string): Promise<number> {
     const ended = await this.tx.withSystemContext('an identity provider signs a person out', async () => {
-      const sessions = await this.repo.endSessions(await this.repo.sessionsNamed(selector), reason);
+      const sessions = await this.endSessions(await this.repo.sessionsNamed(selector), reason);
       await this.audit.record({
         action: 'sso.logout.idp',
         ...tenant,
@@ -248,5 +255,12 @@ export class SsoSignOutService {
       }),
     );
     throw SsoLoginErrors.invalidLogoutToken();
+  }
+
+  /** Ends the sessions through the auth module (their owner) and drops what sign-in kept for them. */
+  private async endSessions(sessionIds: string[], reason: string): Promise<{ id: string; user_id: string }[]> {
+    const ended = await this.sessions.end(sessionIds, reason);
+    await this.repo.dropSignInState(sessionIds);
+    return ended;
   }
 }

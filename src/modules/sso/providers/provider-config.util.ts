@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { normaliseDomain } from '../net/domain.util';
+import { normaliseDomain } from '../../../infra/net/domain.util';
 import { SsoProviderConfig, SsoProviderType } from './sso-provider.types';
 
 /** Fields that only mean something for one protocol; sending them for the other is an error. */

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
 import {
@@ -67,7 +68,8 @@ export class SsoProviderController {
    * `privilege_escalation` when the default role grants more than the caller holds.
    */
   @Post('providers')
-  @Auth({ ...WRITE, transaction: 'none' }) // may run OIDC discovery: no transaction is held across the network
+  @Auth(WRITE)
+  @NoRequestTransaction() // may run OIDC discovery: no transaction is held across the network
   @ApiErrors({ 400: ['invalid_default_role', 'invalid_endpoint', 'saml_metadata_invalid'], 403: ['privilege_escalation', 'partner_scope_required'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateSsoProviderDto): Promise<SsoProviderResponseDto> {
     return this.providers.create(principal, dto);
@@ -81,7 +83,8 @@ export class SsoProviderController {
    * signed in. 409 `provider_changed` after a concurrent change.
    */
   @Patch('providers/:id')
-  @Auth({ ...WRITE, transaction: 'none' }) // may run OIDC discovery: no transaction is held across the network
+  @Auth(WRITE)
+  @NoRequestTransaction() // may run OIDC discovery: no transaction is held across the network
   @ApiErrors({ 400: ['discovery_failed', 'invalid_default_role', 'invalid_endpoint', 'saml_metadata_invalid'], 403: ['privilege_escalation'], 409: ['provider_changed'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateSsoProviderDto): Promise<SsoProviderResponseDto> {
     return this.providers.update(principal, id, dto);
@@ -120,7 +123,8 @@ export class SsoProviderController {
    */
   @Post('providers/:id/test')
   @HttpCode(200)
-  @Auth({ ...WRITE, transaction: 'none' }) // may run OIDC discovery: no transaction is held across the network
+  @Auth(WRITE)
+  @NoRequestTransaction() // may run OIDC discovery: no transaction is held across the network
   test(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SsoProviderTestDto> {
     return this.providers.test(principal, id);
   }

@@ -8,8 +8,8 @@ import { TenantTransaction } from '../../../infra/database/tenant-transaction.se
 import { AuditService } from '../../audit/audit.service';
 import { PrincipalResolver } from '../../auth/principal-resolver.service';
 import { ProviderDiscoveryService } from '../discovery/provider-discovery.service';
-import { callerVisible, DiscoveryError } from '../net/net.errors';
-import { DiscoveredOidcEndpoints } from '../net/oidc-discovery.service';
+import { callerVisible, DiscoveryError } from '../../../infra/net/net.errors';
+import { DiscoveredOidcEndpoints } from '../../../infra/net/oidc-discovery.service';
 import { IdpMetadataImportError, IdpMetadataImporter } from '../saml/metadata/idp-metadata-importer.service';
 import { SamlErrors } from '../saml/saml.errors';
 import type { IdpMetadata } from '../saml/xml/saml-metadata.util';
@@ -52,6 +52,7 @@ import {
   SsoProviderRecord,
   SsoProviderStatus,
 } from './sso-provider.types';
+import { SessionService } from '../../auth/session.service';
 
 /**
  * Fields that say which IdP account signs people in: the OIDC issuer and client id, the SAML
@@ -129,6 +130,7 @@ export class SsoProviderService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly idpMetadata: IdpMetadataImporter,
     private readonly principals: PrincipalResolver,
+    private readonly sessions: SessionService,
   ) {}
 
   async presets(): Promise<SsoPresetListDto> {
@@ -336,9 +338,11 @@ export class SsoProviderService {
    * instance's principal cache. Other users' sessions are only visible in system context.
    */
   private async endMintedSessions(providerId: string, reason: string): Promise<number> {
-    const ended = await this.tx.withSystemContext("a provider's change ends the sessions it minted, whoever holds them", () =>
-      this.repo.revokeMintedSessions(providerId, reason),
-    );
+    const ended = await this.tx.withSystemContext("a provider's change ends the sessions it minted, whoever holds them", async () => {
+      const sessions = await this.sessions.endMintedBy(providerId, reason);
+      await this.repo.dropExchangeCodes(sessions.map((x) => x.id));
+      return sessions;
+    });
     for (const session of ended) this.principals.forgetSession(session.id);
     return ended.length;
   }
@@ -440,10 +444,10 @@ export class SsoProviderService {
   private async checkDefaultRole(principal: Principal, owner: SsoOwner, roleId: string): Promise<void> {
     const role = await this.repo.role(roleId);
     if (!role) throw SsoErrors.invalidDefaultRole('The default role does not exist');
-    if (owner.orgId && (role.scope !== 'organization' || role.org_id !== owner.orgId)) {
+    if (owner.orgId && (role.scope !== 'organization' || role.orgId !== owner.orgId)) {
       throw SsoErrors.invalidDefaultRole("The default role must be an organization role of the provider's organization");
     }
-    if (owner.partnerId && (role.scope !== 'partner' || role.partner_id !== owner.partnerId)) {
+    if (owner.partnerId && (role.scope !== 'partner' || role.partnerId !== owner.partnerId)) {
       throw SsoErrors.invalidDefaultRole("The default role of a partner provider must be a partner role of the caller's partner");
     }
     const beyond = role.permissions.filter((permission) => !hasPermission(principal.permissions, permission));

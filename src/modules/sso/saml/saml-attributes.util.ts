@@ -1,5 +1,5 @@
 import type { MappedIdentity } from '../login/oidc-claims.util';
-import { domainOf } from '../net/domain.util';
+import { domainOf } from '../../../infra/net/domain.util';
 import type { AttributeMapping } from '../providers/sso-provider.types';
 import { NAMEID_FORMAT_EMAIL } from './xml/saml-xml.util';
 

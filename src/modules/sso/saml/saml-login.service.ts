@@ -5,7 +5,9 @@ import { TenantTransaction } from '../../../infra/database/tenant-transaction.se
 import { ownerOf } from '../login/login-provider.util';
 import { safeRedirectPath } from '../login/redirect-path.util';
 import { SsoLoginErrors } from '../login/sso-login.errors';
-import { ProviderOwner, SsoLoginRepository } from '../login/sso-login.repository';
+import type { ProviderOwner } from '../login/sso-login.repository';
+import { LoginSessionService } from '../sign-in/login-session.service';
+import type { StartedSignIn } from '../sign-in/sign-in-response.util';
 import { LOGIN_SESSION_TTL_SECONDS, stateCookieValue } from '../login/state-cookie.util';
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
 import { samlSettings } from './saml-provider.util';
@@ -14,13 +16,6 @@ import { SamlServiceProvider } from './saml-sp.service';
 import { SamlSpKeys } from './saml-sp-keys.service';
 import { SamlErrors } from './saml.errors';
 import { SamlRepository } from './saml.repository';
-
-export interface StartedSamlAttempt {
-  /** The IdP's SSO URL with the deflated AuthnRequest and the RelayState. */
-  authUrl: string;
-  /** Value of the svc_sso_state cookie binding the attempt to this browser. */
-  stateCookie: string;
-}
 
 /**
  * GET /sso/saml/login/:orgId and /sso/saml/login/partner/:partnerId: the SP-initiated start
@@ -31,7 +26,7 @@ export interface StartedSamlAttempt {
 @Injectable()
 export class SamlLoginService {
   constructor(
-    private readonly loginRepo: SsoLoginRepository,
+    private readonly loginSessions: LoginSessionService,
     private readonly repo: SamlRepository,
     private readonly tx: TenantTransaction,
     private readonly box: SecretBox,
@@ -45,9 +40,9 @@ export class SamlLoginService {
     return this.config.isProduction;
   }
 
-  async start(owner: ProviderOwner, redirect: unknown): Promise<StartedSamlAttempt> {
+  async start(owner: ProviderOwner, redirect: unknown): Promise<StartedSignIn> {
     const found = await this.tx.withSystemContext('a public SAML login start finds the login provider of a tenant', async () => {
-      const provider = await this.loginRepo.oldestActiveProvider(owner);
+      const provider = await this.loginSessions.oldestActiveProvider(owner);
       const columns = provider?.type === 'saml' ? await this.repo.samlColumns(provider.id) : null;
       return provider ? { provider, columns } : null;
     });
@@ -68,9 +63,8 @@ export class SamlLoginService {
     const requestId = this.sp.newRequestId();
     const tenant = { ...ownerOf(provider), providerId: provider.id };
     const authUrl = await this.tx.withSystemContext('a public SAML login start records its login session and AuthnRequest id', async () => {
-      await this.loginRepo.sweepExpiredLoginSessions();
       await this.repo.sweepExpiredRequests();
-      await this.loginRepo.insertLoginSession({
+      await this.loginSessions.record({
         orgId: tenant.orgId,
         partnerId: tenant.partnerId,
         providerId: provider.id,
@@ -93,7 +87,7 @@ export class SamlLoginService {
 
   /** GET /sso/saml/metadata/:providerId, for any status: an IdP is set up before the provider goes live. */
   async metadata(providerId: string): Promise<string> {
-    const provider = await this.tx.withSystemContext('an IdP reads the public SP metadata of a provider', () => this.loginRepo.provider(providerId));
+    const provider = await this.tx.withSystemContext('an IdP reads the public SP metadata of a provider', () => this.loginSessions.provider(providerId));
     if (!provider || provider.type !== 'saml') throw SamlErrors.providerNotFound();
     const keys = await this.keys.certificates({ ...ownerOf(provider), providerId: provider.id });
     return this.sp.metadataXml(provider.id, keys);

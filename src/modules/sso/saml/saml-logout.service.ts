@@ -5,7 +5,7 @@ import { TenantTransaction } from '../../../infra/database/tenant-transaction.se
 import { AuditService } from '../../audit/audit.service';
 import { ownerOf } from '../login/login-provider.util';
 import { safeRedirectPath } from '../login/redirect-path.util';
-import { SsoLoginRepository } from '../login/sso-login.repository';
+import { LoginSessionService } from '../sign-in/login-session.service';
 import type { SessionLinkRow } from '../login/sso-sign-out.repository';
 import { SamlLogoutStarter, SsoSignOutService } from '../login/sso-sign-out.service';
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
@@ -48,7 +48,7 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
 
   constructor(
     private readonly signOut: SsoSignOutService,
-    private readonly loginRepo: SsoLoginRepository,
+    private readonly loginSessions: LoginSessionService,
     private readonly repo: SamlRepository,
     private readonly keysRepo: SamlSpKeysRepository,
     private readonly keys: SamlSpKeys,
@@ -83,7 +83,7 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
 
   /** GET /sso/saml/slo/:providerId: where the browser goes next (always a redirect). */
   async handle(providerId: string, query: Record<string, unknown>, rawQuery: string): Promise<string> {
-    const provider = await this.tx.withSystemContext('a SAML logout message names its provider', () => this.loginRepo.provider(providerId));
+    const provider = await this.tx.withSystemContext('a SAML logout message names its provider', () => this.loginSessions.provider(providerId));
     if (!provider || provider.type !== 'saml') return this.refuse(null, 'provider_unknown');
     const tenant: SamlTenant = { ...ownerOf(provider), providerId };
     try {

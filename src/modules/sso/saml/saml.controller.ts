@@ -1,25 +1,22 @@
-import { Body, Controller, Get, Header, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Header, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Throttle } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Public } from '../../../common/decorators/auth.decorator';
+import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
-import { LoginStartRateGuard } from '../login/login-start-rate.guard';
 import { STATE_COOKIE } from '../login/state-cookie.util';
 import { AcsForm, SamlAcsService } from './saml-acs.service';
 import { SamlLogoutService } from './saml-logout.service';
 import { clearedSamlStateCookieOptions, samlStateCookieOptions } from './saml-cookie.util';
-import { SamlLoginService, StartedSamlAttempt } from './saml-login.service';
+import { SamlLoginService } from './saml-login.service';
 import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
-import { REDIRECT_QUERY } from '../login/sso-login.dto';
+import { LoginStart } from '../sign-in/login-start.decorator';
+import { redirectSignedIn, redirectToIdp } from '../sign-in/sign-in-response.util';
 import { SamlAcsFormDto } from './saml.dto';
 
-// These routes open their own system-context transactions (refusals commit audit rows).
-const OWN_TX = { transaction: 'none' } as const;
-/** 30 login starts per 5 minutes per client address (docs/api-conventions.md); the per-tenant limit is LoginStartRateGuard. */
-const LOGIN_START_PER_IP = { default: { limit: 30, ttl: 5 * 60_000 } };
-
 @ApiTags('sso')
+// These routes open their own system-context transactions (refusals commit audit rows).
+@NoRequestTransaction()
 @Controller('sso/saml')
 export class SamlController {
   constructor(
@@ -35,7 +32,7 @@ export class SamlController {
    * provider goes live. Cacheable for 5 minutes. 404 for an unknown id or an OIDC provider.
    */
   @Get('metadata/:providerId')
-  @Public(OWN_TX)
+  @Public()
   @Header('Content-Type', 'application/samlmetadata+xml; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   @ApiProduces('application/samlmetadata+xml')
@@ -52,15 +49,10 @@ export class SamlController {
    * no active provider; 400 `sso_protocol_unsupported` for an OIDC provider; 429 past 30 starts per 5 minutes per
    * address, or 10 per partner.
    */
-  @Get('login/partner/:partnerId') // declared before login/:orgId, so `partner` is never read as an organization id
-  @Public(OWN_TX)
-  @Throttle(LOGIN_START_PER_IP)
-  @UseGuards(LoginStartRateGuard)
-  @ApiRedirect("to the partner's identity provider")
-  @ApiQuery(REDIRECT_QUERY)
-  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
+  // Declared before login/:orgId, so `partner` is never read as an organization id.
+  @LoginStart('login/partner/:partnerId', "to the partner's identity provider")
   async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    this.sendToIdp(res, await this.login.start({ partnerId }, redirect));
+    redirectToIdp(res, await this.login.start({ partnerId }, redirect), samlStateCookieOptions(this.login.secureCookies));
   }
 
   /**
@@ -72,15 +64,9 @@ export class SamlController {
    * for an OIDC provider; 400 `invalid_provider_configuration` when it cannot start a sign-in; 429 past 30 starts
    * per 5 minutes per address, or 10 per organization.
    */
-  @Get('login/:orgId')
-  @Public(OWN_TX)
-  @Throttle(LOGIN_START_PER_IP)
-  @UseGuards(LoginStartRateGuard)
-  @ApiRedirect("to the organization's identity provider with an AuthnRequest")
-  @ApiQuery(REDIRECT_QUERY)
-  @ApiErrors({ 400: ['sso_protocol_unsupported', 'invalid_provider_configuration'] })
+  @LoginStart('login/:orgId', "to the organization's identity provider with an AuthnRequest")
   async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    this.sendToIdp(res, await this.login.start({ orgId }, redirect));
+    redirectToIdp(res, await this.login.start({ orgId }, redirect), samlStateCookieOptions(this.login.secureCookies));
   }
 
   /**
@@ -92,15 +78,12 @@ export class SamlController {
    * docs/sso-login.md).
    */
   @Post('acs')
-  @Public(OWN_TX)
+  @Public()
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: SamlAcsFormDto })
   @ApiRedirect('back to the page the sign-in started from (`#ssoCode=…`), or to `/login?error=<code>`')
   async consume(@Body() form: AcsForm, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const result = await this.acs.handle(form ?? {}, req.cookies?.[STATE_COOKIE]);
-    if (result.clearStateCookie) res.clearCookie(STATE_COOKIE, clearedSamlStateCookieOptions(this.login.secureCookies));
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, result.location);
+    redirectSignedIn(res, await this.acs.handle(form ?? {}, req.cookies?.[STATE_COOKIE]), clearedSamlStateCookieOptions(this.login.secureCookies));
   }
 
   /**
@@ -113,7 +96,7 @@ export class SamlController {
    * `/login?error=sso_error` and is audited.
    */
   @Get('slo/:providerId')
-  @Public(OWN_TX)
+  @Public()
   @Header('Cache-Control', 'no-store')
   @ApiRedirect("to the identity provider with our LogoutResponse, to the return path, or to `/login?error=sso_error`")
   @ApiQuery({ name: 'SAMLRequest', required: false, description: "The IdP's deflated, base64 LogoutRequest.", schema: { type: 'string' } })
@@ -124,11 +107,5 @@ export class SamlController {
   async singleLogout(@UuidParam('providerId') providerId: string, @Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     res.redirect(302, await this.logout.handle(providerId, query, rawQuery));
-  }
-
-  private sendToIdp(res: Response, started: StartedSamlAttempt): void {
-    res.cookie(STATE_COOKIE, started.stateCookie, samlStateCookieOptions(this.login.secureCookies));
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, started.authUrl);
   }
 }

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '../../../infra/jobs/jobs.module';
 import { SsoLoginModule } from '../login/sso-login.module';
-import { LoginStartRateGuard } from '../login/login-start-rate.guard';
 import { SamlAcsService } from './saml-acs.service';
 import { SamlLoginService } from './saml-login.service';
 import { SamlRequestCache } from './saml-request-cache.service';
@@ -29,7 +28,6 @@ import { SsoStateCleanupJob } from './sso-state-cleanup.job';
     SamlServiceProvider,
     SamlLoginService,
     SamlAcsService,
-    LoginStartRateGuard,
     SsoStateCleanupJob,
     SamlSpKeysRepository,
     SamlSpKeys,

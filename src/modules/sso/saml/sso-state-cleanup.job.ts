@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../../infra/jobs/jobs.service';
-import { SsoLoginRepository } from '../login/sso-login.repository';
+import { LoginSessionService } from '../sign-in/login-session.service';
 import { SamlRepository } from './saml.repository';
 
 export const SSO_CLEANUP_QUEUE = 'sso_state_cleanup';
@@ -20,7 +20,7 @@ export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
   private running: Promise<void> | null = null;
 
   constructor(
-    private readonly login: SsoLoginRepository,
+    private readonly loginSessions: LoginSessionService,
     private readonly saml: SamlRepository,
     private readonly tx: TenantTransaction,
     private readonly jobs: JobsService,
@@ -39,8 +39,7 @@ export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
   runOnce(): Promise<void> {
     this.running ??= this.tx
       .withSystemContext('remove expired sign-in state of every tenant', async () => {
-        await this.login.sweepExpiredLoginSessions();
-        await this.login.sweepExpiredExchangeCodes();
+        await this.loginSessions.sweepExpired();
         await this.saml.sweepExpiredRequests();
         await this.saml.sweepConsumedAssertions();
       })

@@ -17,6 +17,7 @@ import type {
   UpdateDeviceGroupDto,
 } from './device-group.dto';
 import { DeviceGroupRepository, DeviceGroupRow } from './device-group.repository';
+import { DynamicDeviceGroupRepository, type DynamicGroupRecord, type DynamicGroupWrite } from './dynamic-device-group.repository';
 
 function toDto(r: DeviceGroupRow): DeviceGroupDto {
   return { id: r.id, orgId: r.org_id, siteId: r.site_id, name: r.name, deviceIds: r.device_ids, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() };
@@ -36,6 +37,7 @@ export class DeviceGroupService {
     private readonly sites: SiteRepository,
     private readonly audit: AuditService,
     private readonly tx: TenantTransaction,
+    private readonly dynamic: DynamicDeviceGroupRepository,
   ) {}
 
   async list(principal: Principal, q: ListDeviceGroupsQueryDto): Promise<DeviceGroupListDto> {
@@ -113,6 +115,26 @@ export class DeviceGroupService {
 
   private async requireSiteInOrg(orgId: string, siteId: string): Promise<void> {
     const site = await this.sites.find(siteId);
-    if (!site || site.org_id !== orgId) throw TenancyErrors.siteNotFound();
+    if (!site || site.orgId !== orgId) throw TenancyErrors.siteNotFound();
+  }
+
+  // Dynamic groups: written for the policies module and the importer, in the caller's transaction.
+
+  /** Every group of these organizations, with kind and filter. */
+  groupsOf(orgIds: string[]): Promise<DynamicGroupRecord[]> {
+    return this.dynamic.ofOrgs(orgIds);
+  }
+
+  /** Inserting the row runs the membership recompute trigger in the same transaction. */
+  insertDynamic(id: string, orgId: string, g: DynamicGroupWrite): Promise<{ id: string } | null> {
+    return this.dynamic.insert(id, orgId, g);
+  }
+
+  updateDynamic(id: string, g: DynamicGroupWrite): Promise<number> {
+    return this.dynamic.update(id, g);
+  }
+
+  deleteDynamic(id: string): Promise<number> {
+    return this.dynamic.delete(id);
   }
 }

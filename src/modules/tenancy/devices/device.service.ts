@@ -9,6 +9,7 @@ import { SiteRepository } from '../sites/site.repository';
 import { TenancyErrors } from '../tenancy.errors';
 import type { CreateDeviceDto, DeviceDto, DeviceEnrollmentDto, DeviceListDto, DeviceResponseDto, ListDevicesQueryDto, UpdateDeviceDto } from './device.dto';
 import { DeviceRepository, DeviceRow } from './device.repository';
+import { DeviceBatchRepository, type DeviceRecord } from './device-batch.repository';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -39,6 +40,7 @@ export class DeviceService {
     private readonly sites: SiteRepository,
     private readonly audit: AuditService,
     private readonly tx: TenantTransaction,
+    private readonly batch: DeviceBatchRepository,
   ) {}
 
   async list(principal: Principal, q: ListDevicesQueryDto): Promise<DeviceListDto> {
@@ -60,12 +62,12 @@ export class DeviceService {
 
   async create(principal: Principal, dto: CreateDeviceDto): Promise<DeviceResponseDto> {
     const site = await this.sites.find(dto.siteId);
-    if (!site || (dto.orgId !== undefined && site.org_id !== dto.orgId)) throw TenancyErrors.siteNotFound();
+    if (!site || (dto.orgId !== undefined && site.orgId !== dto.orgId)) throw TenancyErrors.siteNotFound();
     requireSite(principal, site.id);
-    const row = await this.repo.insert({ orgId: site.org_id, siteId: site.id, hostname: dto.hostname, osType: dto.osType ?? null });
+    const row = await this.repo.insert({ orgId: site.orgId, siteId: site.id, hostname: dto.hostname, osType: dto.osType ?? null });
     await this.audit.record({
       action: 'device.create',
-      orgId: site.org_id,
+      orgId: site.orgId,
       resourceType: 'device',
       resourceId: row!.id,
       details: { hostname: dto.hostname, siteId: site.id },
@@ -79,7 +81,7 @@ export class DeviceService {
     requireSite(principal, device.site_id);
     if (dto.siteId !== undefined) {
       const site = await this.sites.find(dto.siteId);
-      if (!site || site.org_id !== device.org_id) throw TenancyErrors.siteNotFound();
+      if (!site || site.orgId !== device.org_id) throw TenancyErrors.siteNotFound();
       requireSite(principal, site.id);
     }
     await this.repo.update(id, dto);
@@ -106,5 +108,17 @@ export class DeviceService {
     await this.repo.insertAgent({ id: agentId, orgId: device.org_id, deviceId: id, tokenHash: tokenHash(agentToken) });
     await this.audit.record({ action: 'device.enroll', orgId: device.org_id, resourceType: 'device', resourceId: id, details: { agentId, previousAgentsRevoked: revoked } });
     return { success: true, agentId, agentToken };
+  }
+
+  // Bulk writes for other modules (the importer), in the caller's transaction.
+
+  ofOrgs(orgIds: string[]): Promise<DeviceRecord[]> {
+    return this.batch.ofOrgs(orgIds);
+  }
+
+  /** Inserts the new devices and updates the known ones, one statement each. */
+  async upsertMany(inserts: DeviceRecord[], updates: DeviceRecord[]): Promise<void> {
+    await this.batch.insertMany(inserts);
+    await this.batch.updateMany(updates);
   }
 }

@@ -1,38 +1,49 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import type { Repository } from 'typeorm';
+import { Db, prepared } from '../../../infra/database/db.service';
+import { OrganizationEntity, type OrganizationStatus } from './organization.entity';
 
-export interface OrganizationRow {
-  id: string;
-  partner_id: string;
-  name: string;
-  status: string;
-  created_at: Date;
-  updated_at: Date;
-}
+const LIST = prepared(
+  'organizations_list',
+  `SELECT id, partner_id AS "partnerId", name, status, created_at AS "createdAt", updated_at AS "updatedAt"
+     FROM organizations ORDER BY name, id`,
+);
 
+/** Organizations as the transaction's row-level security lets it see them, through the request's transaction (Db.repo). */
 @Injectable()
 export class OrganizationRepository {
   constructor(private readonly db: Db) {}
 
-  list(): Promise<OrganizationRow[]> {
-    return this.db.rows<OrganizationRow>(`SELECT * FROM organizations ORDER BY name, id`);
+  private repo(): Promise<Repository<OrganizationEntity>> {
+    return this.db.repo(OrganizationEntity);
   }
 
-  find(id: string): Promise<OrganizationRow | null> {
-    return this.db.one<OrganizationRow>(`SELECT * FROM organizations WHERE id = $1`, [id]);
+  /**
+   * The console's most frequent administrative read (a benchmarked hot path): one statement through
+   * Db, which rides with the transaction's opening, instead of an entity query, which costs a round
+   * trip of its own to open the transaction and hydrates entities row by row. The rows have the
+   * entity's shape.
+   */
+  list(): Promise<OrganizationEntity[]> {
+    return this.db.rows<OrganizationEntity>(LIST);
   }
 
-  insert(o: { id: string; partnerId: string; name: string; status: string }): Promise<OrganizationRow | null> {
-    return this.db.one<OrganizationRow>(
-      `INSERT INTO organizations (id, partner_id, name, status) VALUES ($1, $2, $3, $4) RETURNING *`,
-      [o.id, o.partnerId, o.name, o.status],
-    );
+  async find(id: string): Promise<OrganizationEntity | null> {
+    return (await this.repo()).findOneBy({ id });
   }
 
-  update(id: string, patch: { name?: string; status?: string }): Promise<OrganizationRow | null> {
-    return this.db.one<OrganizationRow>(
-      `UPDATE organizations SET name = coalesce($2, name), status = coalesce($3, status), updated_at = now() WHERE id = $1 RETURNING *`,
-      [id, patch.name ?? null, patch.status ?? null],
-    );
+  /** The row as stored: the INSERT's RETURNING clause fills in the timestamps the database set. */
+  async insert(o: { id: string; partnerId: string; name: string; status: OrganizationStatus }): Promise<OrganizationEntity> {
+    const repo = await this.repo();
+    const row = repo.create(o);
+    await repo.insert(row);
+    return row;
+  }
+
+  /** Absent fields keep their value; updated_at is set on every update. Null when the caller cannot see the organization. */
+  async update(id: string, patch: { name?: string; status?: OrganizationStatus }): Promise<OrganizationEntity | null> {
+    const repo = await this.repo();
+    const { affected } = await repo.update({ id }, { name: patch.name, status: patch.status });
+    return affected ? repo.findOneBy({ id }) : null;
   }
 }

@@ -4,11 +4,13 @@ import { TenantTransaction } from '../../../infra/database/tenant-transaction.se
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { TenancyErrors } from '../tenancy.errors';
-import { OrganizationRepository, OrganizationRow } from './organization.repository';
+import type { OrganizationEntity } from './organization.entity';
+import { OrganizationRepository } from './organization.repository';
 import type { CreateOrganizationDto, OrganizationDto, OrganizationListDto, OrganizationResponseDto, UpdateOrganizationDto } from './organization.dto';
+import { OrganizationBatchRepository } from './organization-batch.repository';
 
-export function toOrganizationDto(r: OrganizationRow): OrganizationDto {
-  return { id: r.id, partnerId: r.partner_id, name: r.name, status: r.status, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() };
+export function toOrganizationDto(r: OrganizationEntity): OrganizationDto {
+  return { id: r.id, partnerId: r.partnerId, name: r.name, status: r.status, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() };
 }
 
 @Injectable()
@@ -17,6 +19,7 @@ export class OrganizationService {
     private readonly repo: OrganizationRepository,
     private readonly tx: TenantTransaction,
     private readonly audit: AuditService,
+    private readonly batch: OrganizationBatchRepository,
   ) {}
 
   async list(): Promise<OrganizationListDto> {
@@ -38,7 +41,7 @@ export class OrganizationService {
     await this.tx.rescope({ ...scope, orgIds: [...scope.orgIds, id] });
     const row = await this.repo.insert({ id, partnerId: principal.partnerId, name: dto.name, status: dto.status ?? 'active' });
     await this.audit.record({ action: 'organization.create', orgId: id, resourceType: 'organization', resourceId: id, details: { name: dto.name } });
-    return { success: true, organization: toOrganizationDto(row!) };
+    return { success: true, organization: toOrganizationDto(row) };
   }
 
   async update(id: string, dto: UpdateOrganizationDto): Promise<OrganizationResponseDto> {
@@ -46,5 +49,19 @@ export class OrganizationService {
     if (!row) throw TenancyErrors.organizationNotFound();
     await this.audit.record({ action: 'organization.update', orgId: id, resourceType: 'organization', resourceId: id, details: { changed: Object.keys(dto) } });
     return { success: true, organization: toOrganizationDto(row) };
+  }
+
+  // Bulk writes for other modules (the importer), in the caller's transaction.
+
+  ofPartner(partnerId: string): Promise<{ id: string; name: string }[]> {
+    return this.batch.ofPartner(partnerId);
+  }
+
+  insertWithId(id: string, partnerId: string, name: string): Promise<void> {
+    return this.batch.insert(id, partnerId, name);
+  }
+
+  rename(id: string, name: string): Promise<void> {
+    return this.batch.rename(id, name);
   }
 }

@@ -1,52 +1,46 @@
 import { Injectable } from '@nestjs/common';
+import type { Repository } from 'typeorm';
 import { Db } from '../../../infra/database/db.service';
 import type { RoleScope } from './role.dto';
+import { RoleEntity } from './role.entity';
 
-export interface RoleRow {
-  id: string;
-  scope: RoleScope;
-  org_id: string | null;
-  partner_id: string | null;
-  name: string;
-  permissions: string[];
-  created_at: Date;
-  updated_at: Date;
-}
-
+/** The only writer of roles, through the request's transaction (Db.repo). */
 @Injectable()
 export class RoleRepository {
   constructor(private readonly db: Db) {}
 
-  list(f: { orgId?: string; scope?: RoleScope }): Promise<RoleRow[]> {
-    return this.db.rows<RoleRow>(
-      `SELECT * FROM roles WHERE ($1::uuid IS NULL OR org_id = $1) AND ($2::text IS NULL OR scope = $2)
-        ORDER BY scope DESC, org_id NULLS FIRST, lower(name), id`,
-      [f.orgId ?? null, f.scope ?? null],
-    );
+  private repo(): Promise<Repository<RoleEntity>> {
+    return this.db.repo(RoleEntity);
   }
 
-  find(id: string): Promise<RoleRow | null> {
-    return this.db.one<RoleRow>(`SELECT * FROM roles WHERE id = $1`, [id]);
+  /** Partner roles first, then by organization and name without regard to case: a query builder, as find options cannot order by lower(name). */
+  async list(f: { orgId?: string; scope?: RoleScope }): Promise<RoleEntity[]> {
+    const q = (await this.repo()).createQueryBuilder('r');
+    if (f.orgId) q.andWhere('r.org_id = :orgId', { orgId: f.orgId });
+    if (f.scope) q.andWhere('r.scope = :scope', { scope: f.scope });
+    return q.orderBy('r.scope', 'DESC').addOrderBy('r.org_id', 'ASC', 'NULLS FIRST').addOrderBy('lower(r.name)', 'ASC').addOrderBy('r.id', 'ASC').getMany();
   }
 
-  insert(r: { scope: RoleScope; orgId: string | null; partnerId: string | null; name: string; permissions: string[] }): Promise<RoleRow | null> {
-    return this.db.one<RoleRow>(`INSERT INTO roles (scope, org_id, partner_id, name, permissions) VALUES ($1, $2, $3, $4, $5) RETURNING *`, [
-      r.scope,
-      r.orgId,
-      r.partnerId,
-      r.name,
-      r.permissions,
-    ]);
+  async find(id: string): Promise<RoleEntity | null> {
+    return (await this.repo()).findOneBy({ id });
   }
 
-  update(id: string, patch: { name?: string; permissions?: string[] }): Promise<RoleRow | null> {
-    return this.db.one<RoleRow>(
-      `UPDATE roles SET name = coalesce($2, name), permissions = coalesce($3, permissions), updated_at = now() WHERE id = $1 RETURNING *`,
-      [id, patch.name ?? null, patch.permissions ?? null],
-    );
+  /** The row as stored: the INSERT's RETURNING clause fills in the id and timestamps. */
+  async insert(r: { scope: RoleScope; orgId: string | null; partnerId: string | null; name: string; permissions: string[] }): Promise<RoleEntity> {
+    const repo = await this.repo();
+    const row = repo.create(r);
+    await repo.insert(row);
+    return row;
   }
 
-  delete(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM roles WHERE id = $1`, [id]);
+  /** Absent fields keep their value; updated_at is set on every update. Null when the caller cannot see the role. */
+  async update(id: string, patch: { name?: string; permissions?: string[] }): Promise<RoleEntity | null> {
+    const repo = await this.repo();
+    const { affected } = await repo.update({ id }, { name: patch.name, permissions: patch.permissions });
+    return affected ? repo.findOneBy({ id }) : null;
+  }
+
+  async delete(id: string): Promise<number> {
+    return (await (await this.repo()).delete({ id })).affected ?? 0;
   }
 }

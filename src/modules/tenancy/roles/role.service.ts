@@ -8,18 +8,19 @@ import { requireOrg, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import { normalizePermissions, notCovered } from './permission-set.util';
 import type { CreateRoleDto, ListRolesQueryDto, RoleDto, RoleListDto, RoleResponseDto, UpdateRoleDto } from './role.dto';
-import { RoleRepository, RoleRow } from './role.repository';
+import type { RoleEntity } from './role.entity';
+import { RoleRepository } from './role.repository';
 
-export function toRoleDto(r: RoleRow): RoleDto {
+export function toRoleDto(r: RoleEntity): RoleDto {
   return {
     id: r.id,
     scope: r.scope,
-    orgId: r.org_id,
-    partnerId: r.partner_id,
+    orgId: r.orgId,
+    partnerId: r.partnerId,
     name: r.name,
     permissions: r.permissions,
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   };
 }
 
@@ -29,7 +30,7 @@ export function requireGrantable(principal: Principal, permissions: readonly str
   if (missing.length) throw TenancyErrors.privilegeEscalation(missing);
 }
 
-const ownerOf = (r: RoleRow) => (r.org_id ? { orgId: r.org_id } : { partnerId: r.partner_id });
+const ownerOf = (r: RoleEntity) => (r.orgId ? { orgId: r.orgId } : { partnerId: r.partnerId });
 
 /**
  * Roles owned by one organization or by the caller's partner. Nobody creates, edits, deletes or
@@ -69,8 +70,8 @@ export class RoleService {
     const row = await mapViolations(() => this.repo.insert({ scope, ...owner, name: dto.name, permissions }), {
       unique: () => TenancyErrors.nameTaken('role'),
     });
-    await this.audit.record({ action: 'role.create', ...ownerOf(row!), resourceType: 'role', resourceId: row!.id, details: { name: dto.name, scope, permissions } });
-    return { success: true, role: toRoleDto(row!) };
+    await this.audit.record({ action: 'role.create', ...ownerOf(row), resourceType: 'role', resourceId: row.id, details: { name: dto.name, scope, permissions } });
+    return { success: true, role: toRoleDto(row) };
   }
 
   async update(principal: Principal, id: string, dto: UpdateRoleDto): Promise<RoleResponseDto> {
@@ -99,10 +100,15 @@ export class RoleService {
   }
 
   /** A role more powerful than the caller is out of their hands, even to weaken or remove it. */
-  private async manageable(principal: Principal, id: string): Promise<RoleRow> {
+  private async manageable(principal: Principal, id: string): Promise<RoleEntity> {
     const row = await this.repo.find(id);
     if (!row) throw TenancyErrors.roleNotFound();
     requireGrantable(principal, row.permissions);
     return row;
+  }
+
+  /** A partner role for a caller with no principal yet (the bootstrap-admin command); the new role's id. */
+  async createForPartner(partnerId: string, name: string, permissions: string[]): Promise<string> {
+    return (await this.repo.insert({ scope: 'partner', orgId: null, partnerId, name, permissions })).id;
   }
 }

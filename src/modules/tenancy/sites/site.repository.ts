@@ -1,47 +1,51 @@
 import { Injectable } from '@nestjs/common';
+import { In, type FindOptionsWhere, type Repository } from 'typeorm';
 import { Db } from '../../../infra/database/db.service';
+import { SiteEntity } from './site.entity';
 
-export interface SiteRow {
-  id: string;
-  org_id: string;
-  name: string;
-  timezone: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
+/** Sites as the transaction's row-level security lets it see them, through the request's transaction (Db.repo). */
 @Injectable()
 export class SiteRepository {
   constructor(private readonly db: Db) {}
 
+  private repo(): Promise<Repository<SiteEntity>> {
+    return this.db.repo(SiteEntity);
+  }
+
   /** `siteIds` null: every site the transaction can see. */
-  list(f: { orgId?: string; siteIds: readonly string[] | null }): Promise<SiteRow[]> {
-    return this.db.rows<SiteRow>(
-      `SELECT * FROM sites WHERE ($1::uuid IS NULL OR org_id = $1) AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY org_id, name, id`,
-      [f.orgId ?? null, f.siteIds],
-    );
+  async list(f: { orgId?: string; siteIds: readonly string[] | null }): Promise<SiteEntity[]> {
+    if (f.siteIds?.length === 0) return [];
+    const where: FindOptionsWhere<SiteEntity> = {};
+    if (f.orgId) where.orgId = f.orgId;
+    if (f.siteIds) where.id = In([...f.siteIds]);
+    return (await this.repo()).find({ where, order: { orgId: 'ASC', name: 'ASC', id: 'ASC' } });
   }
 
-  find(id: string): Promise<SiteRow | null> {
-    return this.db.one<SiteRow>(`SELECT * FROM sites WHERE id = $1`, [id]);
+  async find(id: string): Promise<SiteEntity | null> {
+    return (await this.repo()).findOneBy({ id });
   }
 
-  findMany(ids: readonly string[]): Promise<SiteRow[]> {
-    return this.db.rows<SiteRow>(`SELECT * FROM sites WHERE id = ANY($1::uuid[])`, [ids]);
+  async findMany(ids: readonly string[]): Promise<SiteEntity[]> {
+    if (ids.length === 0) return [];
+    return (await this.repo()).findBy({ id: In([...ids]) });
   }
 
-  insert(s: { orgId: string; name: string; timezone: string }): Promise<SiteRow | null> {
-    return this.db.one<SiteRow>(`INSERT INTO sites (org_id, name, timezone) VALUES ($1, $2, $3) RETURNING *`, [s.orgId, s.name, s.timezone]);
+  /** The row as stored: the INSERT's RETURNING clause fills in the id and timestamps. */
+  async insert(s: { orgId: string; name: string; timezone: string }): Promise<SiteEntity> {
+    const repo = await this.repo();
+    const row = repo.create(s);
+    await repo.insert(row);
+    return row;
   }
 
-  update(id: string, patch: { name?: string; timezone?: string }): Promise<SiteRow | null> {
-    return this.db.one<SiteRow>(
-      `UPDATE sites SET name = coalesce($2, name), timezone = coalesce($3, timezone), updated_at = now() WHERE id = $1 RETURNING *`,
-      [id, patch.name ?? null, patch.timezone ?? null],
-    );
+  /** Absent fields keep their value; updated_at is set on every update. Null when the caller cannot see the site. */
+  async update(id: string, patch: { name?: string; timezone?: string }): Promise<SiteEntity | null> {
+    const repo = await this.repo();
+    const { affected } = await repo.update({ id }, { name: patch.name, timezone: patch.timezone });
+    return affected ? repo.findOneBy({ id }) : null;
   }
 
-  delete(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM sites WHERE id = $1`, [id]);
+  async delete(id: string): Promise<number> {
+    return (await (await this.repo()).delete({ id })).affected ?? 0;
   }
 }

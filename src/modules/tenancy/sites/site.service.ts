@@ -6,10 +6,12 @@ import { mapViolations } from '../../../common/errors/pg-error.util';
 import { requireOrg, requireSite, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import type { CreateSiteDto, ListSitesQueryDto, SiteDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './site.dto';
-import { SiteRepository, SiteRow } from './site.repository';
+import type { SiteEntity } from './site.entity';
+import { SiteRepository } from './site.repository';
+import { SiteBatchRepository, type SiteSummary } from './site-batch.repository';
 
-export function toSiteDto(r: SiteRow): SiteDto {
-  return { id: r.id, orgId: r.org_id, name: r.name, timezone: r.timezone, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() };
+export function toSiteDto(r: SiteEntity): SiteDto {
+  return { id: r.id, orgId: r.orgId, name: r.name, timezone: r.timezone, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() };
 }
 
 /**
@@ -21,6 +23,7 @@ export class SiteService {
   constructor(
     private readonly repo: SiteRepository,
     private readonly audit: AuditService,
+    private readonly batch: SiteBatchRepository,
   ) {}
 
   async list(principal: Principal, q: ListSitesQueryDto): Promise<SiteListDto> {
@@ -42,29 +45,43 @@ export class SiteService {
     const row = await mapViolations(() => this.repo.insert({ orgId, name: dto.name, timezone: dto.timezone ?? 'UTC' }), {
       unique: () => TenancyErrors.nameTaken('site'),
     });
-    await this.audit.record({ action: 'site.create', orgId, resourceType: 'site', resourceId: row!.id, details: { name: dto.name, timezone: row!.timezone } });
-    return { success: true, site: toSiteDto(row!) };
+    await this.audit.record({ action: 'site.create', orgId, resourceType: 'site', resourceId: row.id, details: { name: dto.name, timezone: row.timezone } });
+    return { success: true, site: toSiteDto(row) };
   }
 
   async update(principal: Principal, id: string, dto: UpdateSiteDto): Promise<SiteResponseDto> {
     const current = await this.writable(principal, id);
     const row = await mapViolations(() => this.repo.update(id, dto), { unique: () => TenancyErrors.nameTaken('site') });
-    await this.audit.record({ action: 'site.update', orgId: current.org_id, resourceType: 'site', resourceId: id, details: { changed: Object.keys(dto) } });
+    await this.audit.record({ action: 'site.update', orgId: current.orgId, resourceType: 'site', resourceId: id, details: { changed: Object.keys(dto) } });
     return { success: true, site: toSiteDto(row!) };
   }
 
   async delete(principal: Principal, id: string): Promise<SuccessDto> {
     const current = await this.writable(principal, id);
     await mapViolations(() => this.repo.delete(id), { foreign_key: TenancyErrors.siteInUse });
-    await this.audit.record({ action: 'site.delete', orgId: current.org_id, resourceType: 'site', resourceId: id, details: { name: current.name } });
+    await this.audit.record({ action: 'site.delete', orgId: current.orgId, resourceType: 'site', resourceId: id, details: { name: current.name } });
     return { success: true };
   }
 
   /** Not found when another tenant's (or missing); forbidden when the caller's but outside their sites. */
-  private async writable(principal: Principal, id: string): Promise<SiteRow> {
+  private async writable(principal: Principal, id: string): Promise<SiteEntity> {
     const row = await this.repo.find(id);
     if (!row) throw TenancyErrors.siteNotFound();
     requireSite(principal, row.id);
     return row;
+  }
+
+  // Bulk writes for other modules (the importer), in the caller's transaction.
+
+  ofOrgs(orgIds: string[]): Promise<SiteSummary[]> {
+    return this.batch.ofOrgs(orgIds);
+  }
+
+  insertWithId(s: { id: string; orgId: string; name: string; timezone: string }): Promise<void> {
+    return this.batch.insert(s);
+  }
+
+  setNameAndTimezone(id: string, name: string, timezone: string): Promise<void> {
+    return this.batch.update(id, name, timezone);
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { requireGrantable } from '../roles/role.service';
-import { RoleRepository, RoleRow } from '../roles/role.repository';
+import type { RoleEntity } from '../roles/role.entity';
+import { RoleRepository } from '../roles/role.repository';
 import { requireSiteSubset } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
 import { TenancyErrors } from '../tenancy.errors';
@@ -19,18 +20,18 @@ export class MembershipGrants {
     private readonly sites: SiteRepository,
   ) {}
 
-  async orgRole(principal: Principal, orgId: string, roleId: string): Promise<RoleRow> {
+  async orgRole(principal: Principal, orgId: string, roleId: string): Promise<RoleEntity> {
     const role = await this.roles.find(roleId);
     if (!role) throw TenancyErrors.roleNotFound();
-    if (role.scope !== 'organization' || role.org_id !== orgId) throw TenancyErrors.roleScopeMismatch('organization');
+    if (role.scope !== 'organization' || role.orgId !== orgId) throw TenancyErrors.roleScopeMismatch('organization');
     requireGrantable(principal, role.permissions);
     return role;
   }
 
-  async partnerRole(principal: Principal, partnerId: string, roleId: string): Promise<RoleRow> {
+  async partnerRole(principal: Principal, partnerId: string, roleId: string): Promise<RoleEntity> {
     const role = await this.roles.find(roleId);
     if (!role) throw TenancyErrors.roleNotFound();
-    if (role.scope !== 'partner' || role.partner_id !== partnerId) throw TenancyErrors.roleScopeMismatch('partner');
+    if (role.scope !== 'partner' || role.partnerId !== partnerId) throw TenancyErrors.roleScopeMismatch('partner');
     requireGrantable(principal, role.permissions);
     return role;
   }
@@ -39,7 +40,7 @@ export class MembershipGrants {
   async orgSites(principal: Principal, orgId: string, siteIds: readonly string[] | null): Promise<readonly string[] | null> {
     if (siteIds) {
       const found = await this.sites.findMany(siteIds);
-      if (found.length !== siteIds.length || found.some((s) => s.org_id !== orgId)) throw TenancyErrors.siteNotFound();
+      if (found.length !== siteIds.length || found.some((s) => s.orgId !== orgId)) throw TenancyErrors.siteNotFound();
     }
     requireSiteSubset(principal, siteIds);
     return siteIds;
@@ -54,7 +55,7 @@ export class MembershipGrants {
     const found = await this.sites.findMany(siteIds);
     if (found.length !== siteIds.length) throw TenancyErrors.siteNotFound();
     requireSiteSubset(principal, siteIds);
-    return found.map((s) => ({ orgId: s.org_id, siteId: s.id }));
+    return found.map((s) => ({ orgId: s.orgId, siteId: s.id }));
   }
 
   /** A membership reaching further than the caller (role or sites) is out of their hands. */

@@ -274,6 +274,41 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ElevationIngestDto: {
+            /** @description SHA-256 of the file as 64 hexadecimal characters, either case; stored lower-case. */
+            target_executable_hash: string;
+            /**
+             * Format: date-time
+             * @description When the agent saw the prompt (ISO 8601 with an offset). Kept as metadata only: time windows use the server's clock.
+             */
+            observed_at?: string | null;
+            /** @description The account the prompt is for, e.g. `CORP\\alice`; 1 to 255 characters. */
+            subject_username: string;
+            /** @description Full path of the executable to elevate; 1 to 1024 characters. */
+            target_executable_path: string;
+            /** @description Code signer of the file, absent for an unsigned file; 1 to 255 characters. */
+            target_executable_signer?: string | null;
+            /** @description Process id of the requesting process. */
+            pid?: number | null;
+            /** @description Image path of the parent process; 1 to 1024 characters. */
+            parent_image?: string | null;
+            /** @description Command line of the launch, up to the 32,767 characters Windows allows. */
+            command_line?: string | null;
+        };
+        ElevationIngestResultDto: {
+            /**
+             * Format: uuid
+             * @description null when an ignore rule matched: nothing was recorded.
+             */
+            id: string | null;
+            /** @enum {string} */
+            status: "pending" | "auto_approved" | "denied" | "ignored";
+        };
+        PaginationDto: {
+            page: number;
+            limit: number;
+            total: number;
+        };
         TokenPairDto: {
             accessToken: string;
             refreshToken: string;
@@ -314,10 +349,357 @@ export interface components {
                 permissions: string[];
             };
         };
-        PaginationDto: {
-            page: number;
-            limit: number;
-            total: number;
+        ImportPhaseDto: {
+            /** @enum {string} */
+            name: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies";
+            /** @enum {string} */
+            status: "completed" | "failed" | "not_run";
+            counts: {
+                created: number;
+                unchanged: number;
+                updated: number;
+                heldBack: number;
+                unresolved: number;
+            };
+            durationMs: number | null;
+        };
+        ImportWithReportDto: {
+            /** @description Created, updated, unchanged, held-back and unresolved items with reasons, and location conflicts; null until the job ends. */
+            report: {
+                dryRun: boolean;
+                overwrite: boolean;
+                summary: {
+                    created: number;
+                    unchanged: number;
+                    updated: number;
+                    heldBack: number;
+                    unresolved: number;
+                };
+                phases: {
+                    /** @enum {string} */
+                    name: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies";
+                    /** @enum {string} */
+                    status: "completed" | "failed" | "not_run";
+                    counts: {
+                        created: number;
+                        unchanged: number;
+                        updated: number;
+                        heldBack: number;
+                        unresolved: number;
+                    };
+                }[];
+                created: {
+                    /** @enum {string} */
+                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
+                    ref: string;
+                    externalId?: string;
+                    name?: string;
+                    reason?: string;
+                    fields?: string[];
+                    candidateContactId?: string;
+                    mergedFrom?: string[];
+                }[];
+                updated: {
+                    /** @enum {string} */
+                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
+                    ref: string;
+                    externalId?: string;
+                    name?: string;
+                    reason?: string;
+                    fields?: string[];
+                    candidateContactId?: string;
+                    mergedFrom?: string[];
+                }[];
+                unchanged: {
+                    /** @enum {string} */
+                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
+                    ref: string;
+                    externalId?: string;
+                    name?: string;
+                    reason?: string;
+                    fields?: string[];
+                    candidateContactId?: string;
+                    mergedFrom?: string[];
+                }[];
+                heldBack: {
+                    /** @enum {string} */
+                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
+                    ref: string;
+                    externalId?: string;
+                    name?: string;
+                    reason?: string;
+                    fields?: string[];
+                    candidateContactId?: string;
+                    mergedFrom?: string[];
+                }[];
+                unresolved: {
+                    /** @enum {string} */
+                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
+                    ref: string;
+                    externalId?: string;
+                    name?: string;
+                    reason?: string;
+                    fields?: string[];
+                    candidateContactId?: string;
+                    mergedFrom?: string[];
+                }[];
+                conflicts: {
+                    /** @enum {string} */
+                    kind: "custom_field" | "script" | "policy";
+                    name: string;
+                    winner: string;
+                    overridden: string[];
+                    fields: string[];
+                }[];
+            } | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            format: "interchange" | "contacts_csv" | "custom_field_values_csv";
+            /** Format: uuid */
+            orgId: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            dryRun: boolean;
+            overwrite: boolean;
+            /**
+             * @description The phase running now (null when queued or finished).
+             * @enum {string|null}
+             */
+            phase: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies" | null;
+            phases: components["schemas"]["ImportPhaseDto"][];
+            counts: {
+                created: number;
+                unchanged: number;
+                updated: number;
+                heldBack: number;
+                unresolved: number;
+            };
+            processedItems: number;
+            totalItems: number;
+            percent: number;
+            /** @description Held-back matches still waiting for acknowledgement. */
+            pendingMatches: number;
+            error: {
+                /** @enum {string|null} */
+                phase: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies" | null;
+                message: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+        };
+        ImportResponseDto: {
+            /** @enum {boolean} */
+            success: true;
+            import: components["schemas"]["ImportWithReportDto"];
+        };
+        PamTimeWindowOutDto: {
+            start: string;
+            end: string;
+            days?: number[] | null;
+            timezone?: string | null;
+        };
+        PamRuleDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            orgId: string;
+            /** Format: uuid */
+            siteId: string | null;
+            name: string;
+            /** @enum {string} */
+            verdict: "auto_approve" | "auto_deny" | "require_approval" | "ignore";
+            priority: number;
+            enabled: boolean;
+            matchSigner: string | null;
+            /** Format: uuid */
+            matchSignerGroupId: string | null;
+            matchHash: string | null;
+            matchPathGlob: string | null;
+            matchParentImage: string | null;
+            matchCommandLine: string | null;
+            matchUser: string | null;
+            matchAdGroup: string | null;
+            matchToolName: string | null;
+            matchRiskTier: number | null;
+            matchNegate: ("signer" | "signerGroup" | "hash" | "pathGlob" | "parentImage" | "commandLine" | "user" | "adGroup" | "toolName" | "riskTier")[] | null;
+            timeWindow: components["schemas"]["PamTimeWindowOutDto"] | null;
+            approvalDurationMinutes: number | null;
+            /** @description True when the rule pins a risk tier its tool can no longer resolve to (it cannot match). */
+            matchRiskTierStale: boolean;
+            /** @description Tiers the rule's tool selector can resolve to; null when no tier is pinned or the tool is unknown. */
+            matchRiskTierValidTiers: number[] | null;
+            /** Format: uuid */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PamRuleListDto: {
+            /** @enum {boolean} */
+            success: true;
+            rules: components["schemas"]["PamRuleDto"][];
+        };
+        PamTimeWindowDto: {
+            /** @description HH:MM, 24-hour, 00:00 to 23:59, inclusive. */
+            start: string;
+            /** @description HH:MM, inclusive; earlier than start for an overnight window, whose after-midnight part belongs to the day it started on. */
+            end: string;
+            /** @description Days the window starts on, 0 (Sunday) to 6 (Saturday); absent or null means every day. */
+            days?: number[] | null;
+            /** @description UTC (default) or an IANA Area/Location zone. */
+            timezone?: string | null;
+        };
+        CreatePamRuleDto: {
+            /**
+             * Format: uuid
+             * @description Owning organization; defaults to the caller's for organization-scope sessions, required for partner scope.
+             */
+            orgId?: string;
+            /** @description 1 to 255 characters. */
+            name: string;
+            /** @enum {string} */
+            verdict: "auto_approve" | "auto_deny" | "require_approval" | "ignore";
+            /** @description Lower runs first; default 100. */
+            priority?: number;
+            /** @description Default true. */
+            enabled?: boolean;
+            /** @description Approval window of an approved request, 1-1440 minutes; null falls back to the organization default. */
+            approvalDurationMinutes?: number | null;
+            /**
+             * Format: uuid
+             * @description Site the rule applies to; null or absent: the whole organization.
+             */
+            siteId?: string | null;
+            /** @description Code signer, exact and case-insensitive. Mutually exclusive with matchSignerGroupId. */
+            matchSigner?: string | null;
+            /**
+             * Format: uuid
+             * @description A signer group of the same organization.
+             */
+            matchSignerGroupId?: string | null;
+            /** @description SHA-256 of the executable, 64 hexadecimal characters (stored lower case). */
+            matchHash?: string | null;
+            /** @description Path glob: case-insensitive, \ and / alike, anchored, * within a folder, ** across folders, ? one character. */
+            matchPathGlob?: string | null;
+            /** @description Parent-process glob, same syntax as matchPathGlob. */
+            matchParentImage?: string | null;
+            /** @description Case-insensitive substring of the command line. */
+            matchCommandLine?: string | null;
+            /** @description Requesting user, exact and case-insensitive. */
+            matchUser?: string | null;
+            /** @description Directory group of the requesting user. */
+            matchAdGroup?: string | null;
+            /** @description AI tool name, exact and case-insensitive (tool-action rule). */
+            matchToolName?: string | null;
+            /** @description Risk tier 0-4, exact (tool-action rule). */
+            matchRiskTier?: number | null;
+            /** @description Criterion keys to invert. A negated criterion never matches a request that lacks the value. */
+            matchNegate?: ("signer" | "signerGroup" | "hash" | "pathGlob" | "parentImage" | "commandLine" | "user" | "adGroup" | "toolName" | "riskTier")[] | null;
+            /** @description When the rule applies, read at the server's decision time. */
+            timeWindow?: components["schemas"]["PamTimeWindowDto"] | null;
+        };
+        PamRuleResponseDto: {
+            /** @enum {boolean} */
+            success: true;
+            rule: components["schemas"]["PamRuleDto"];
+        };
+        ElevationRequestDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            orgId: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            deviceId: string;
+            deviceHostname: string | null;
+            siteName: string | null;
+            /** @enum {string} */
+            flowType: "uac_intercept" | "tech_jit_admin" | "ai_tool_action";
+            /** @enum {string} */
+            status: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating";
+            subjectUsername: string | null;
+            targetExecutablePath: string | null;
+            targetExecutableSigner: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            approvedByName: string | null;
+            deniedByName: string | null;
+            revokedByName: string | null;
+            matchedPolicyName: string | null;
+            /** Format: uuid */
+            pamRuleId: string | null;
+            pamRuleName: string | null;
+            /**
+             * @description Who decided: null while pending, and for a request the organization default decided.
+             * @enum {string|null}
+             */
+            decisionSource: "software_policy" | "pam_rule" | "human" | null;
+            /**
+             * Format: date-time
+             * @description End of the elevation window; null when none was granted.
+             */
+            expiresAt: string | null;
+            /** @description ai_tool_action rows only. */
+            toolName?: string | null;
+            /** @description ai_tool_action rows only. */
+            riskTier?: number | null;
+            /** @description ai_tool_action rows only: SHA-256 of the canonical JSON of the tool input. */
+            actionDigest?: string | null;
+        };
+        ElevationRequestListDto: {
+            /** @enum {boolean} */
+            success: true;
+            requests: components["schemas"]["ElevationRequestDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        ElevationEventDto: {
+            /** @enum {string} */
+            actorType: "user" | "api_key" | "agent" | "system";
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "created" | "approved" | "denied" | "revoked" | "expired" | "actuation_claimed" | "actuation_completed" | "actuation_failed";
+            /** @enum {string|null} */
+            fromStatus: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating" | null;
+            /** @enum {string} */
+            toStatus: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating";
+            /** Format: uuid */
+            actorId: string | null;
+            details: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ElevationRequestDetailDto: {
+            /** @enum {boolean} */
+            success: true;
+            request: components["schemas"]["ElevationRequestDto"];
+            /** @description The transition log, oldest first. */
+            events: components["schemas"]["ElevationEventDto"][];
+        };
+        RespondElevationRequestDto: {
+            /** @enum {string} */
+            decision: "approve" | "deny";
+            /** @description Optional, also on deny; up to 2000 characters. */
+            reason?: string;
+            /** @description Approval window in minutes, 1 to 1440 (default 15); ignored on deny. */
+            durationMinutes?: number;
+        };
+        ElevationTransitionResultDto: {
+            /** @enum {boolean} */
+            success: true;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating";
         };
         AttributeMappingDto: {
             email: string;
@@ -448,388 +830,6 @@ export interface components {
             allowedDomains?: string;
             enforceSSO?: boolean;
             trustsIdpMfa?: boolean;
-        };
-        ImportPhaseDto: {
-            /** @enum {string} */
-            name: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies";
-            /** @enum {string} */
-            status: "completed" | "failed" | "not_run";
-            counts: {
-                created: number;
-                updated: number;
-                unchanged: number;
-                heldBack: number;
-                unresolved: number;
-            };
-            durationMs: number | null;
-        };
-        ImportWithReportDto: {
-            /** @description Created, updated, unchanged, held-back and unresolved items with reasons, and location conflicts; null until the job ends. */
-            report: {
-                dryRun: boolean;
-                overwrite: boolean;
-                summary: {
-                    created: number;
-                    updated: number;
-                    unchanged: number;
-                    heldBack: number;
-                    unresolved: number;
-                };
-                phases: {
-                    /** @enum {string} */
-                    name: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies";
-                    /** @enum {string} */
-                    status: "completed" | "failed" | "not_run";
-                    counts: {
-                        created: number;
-                        updated: number;
-                        unchanged: number;
-                        heldBack: number;
-                        unresolved: number;
-                    };
-                }[];
-                created: {
-                    /** @enum {string} */
-                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
-                    ref: string;
-                    externalId?: string;
-                    name?: string;
-                    reason?: string;
-                    fields?: string[];
-                    candidateContactId?: string;
-                    mergedFrom?: string[];
-                }[];
-                updated: {
-                    /** @enum {string} */
-                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
-                    ref: string;
-                    externalId?: string;
-                    name?: string;
-                    reason?: string;
-                    fields?: string[];
-                    candidateContactId?: string;
-                    mergedFrom?: string[];
-                }[];
-                unchanged: {
-                    /** @enum {string} */
-                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
-                    ref: string;
-                    externalId?: string;
-                    name?: string;
-                    reason?: string;
-                    fields?: string[];
-                    candidateContactId?: string;
-                    mergedFrom?: string[];
-                }[];
-                heldBack: {
-                    /** @enum {string} */
-                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
-                    ref: string;
-                    externalId?: string;
-                    name?: string;
-                    reason?: string;
-                    fields?: string[];
-                    candidateContactId?: string;
-                    mergedFrom?: string[];
-                }[];
-                unresolved: {
-                    /** @enum {string} */
-                    kind: "organization" | "site" | "custom_field" | "device" | "contact" | "custom_field_value" | "device_group" | "script" | "policy" | "policy_assignment";
-                    ref: string;
-                    externalId?: string;
-                    name?: string;
-                    reason?: string;
-                    fields?: string[];
-                    candidateContactId?: string;
-                    mergedFrom?: string[];
-                }[];
-                conflicts: {
-                    /** @enum {string} */
-                    kind: "custom_field" | "script" | "policy";
-                    name: string;
-                    winner: string;
-                    overridden: string[];
-                    fields: string[];
-                }[];
-            } | null;
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            format: "interchange" | "contacts_csv" | "custom_field_values_csv";
-            /** Format: uuid */
-            orgId: string | null;
-            /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed";
-            dryRun: boolean;
-            overwrite: boolean;
-            /**
-             * @description The phase running now (null when queued or finished).
-             * @enum {string|null}
-             */
-            phase: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies" | null;
-            phases: components["schemas"]["ImportPhaseDto"][];
-            counts: {
-                created: number;
-                updated: number;
-                unchanged: number;
-                heldBack: number;
-                unresolved: number;
-            };
-            processedItems: number;
-            totalItems: number;
-            percent: number;
-            /** @description Held-back matches still waiting for acknowledgement. */
-            pendingMatches: number;
-            error: {
-                /** @enum {string|null} */
-                phase: "organizations" | "customFields" | "devices" | "contacts" | "customFieldValues" | "deviceGroups" | "scripts" | "policies" | null;
-                message: string;
-            } | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            startedAt: string | null;
-            /** Format: date-time */
-            finishedAt: string | null;
-        };
-        ImportResponseDto: {
-            /** @enum {boolean} */
-            success: true;
-            import: components["schemas"]["ImportWithReportDto"];
-        };
-        ElevationIngestDto: {
-            /** @description SHA-256 of the file as 64 hexadecimal characters, either case; stored lower-case. */
-            target_executable_hash: string;
-            /**
-             * Format: date-time
-             * @description When the agent saw the prompt (ISO 8601 with an offset). Kept as metadata only: time windows use the server's clock.
-             */
-            observed_at?: string | null;
-            /** @description The account the prompt is for, e.g. `CORP\\alice`; 1 to 255 characters. */
-            subject_username: string;
-            /** @description Full path of the executable to elevate; 1 to 1024 characters. */
-            target_executable_path: string;
-            /** @description Code signer of the file, absent for an unsigned file; 1 to 255 characters. */
-            target_executable_signer?: string | null;
-            /** @description Process id of the requesting process. */
-            pid?: number | null;
-            /** @description Image path of the parent process; 1 to 1024 characters. */
-            parent_image?: string | null;
-            /** @description Command line of the launch, up to the 32,767 characters Windows allows. */
-            command_line?: string | null;
-        };
-        ElevationIngestResultDto: {
-            /**
-             * Format: uuid
-             * @description null when an ignore rule matched: nothing was recorded.
-             */
-            id: string | null;
-            /** @enum {string} */
-            status: "pending" | "auto_approved" | "denied" | "ignored";
-        };
-        ElevationRequestDto: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            orgId: string;
-            /** Format: uuid */
-            siteId: string;
-            /** Format: uuid */
-            deviceId: string;
-            deviceHostname: string | null;
-            siteName: string | null;
-            /** @enum {string} */
-            flowType: "uac_intercept" | "tech_jit_admin" | "ai_tool_action";
-            /** @enum {string} */
-            status: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating";
-            subjectUsername: string | null;
-            targetExecutablePath: string | null;
-            targetExecutableSigner: string | null;
-            /** Format: date-time */
-            requestedAt: string;
-            approvedByName: string | null;
-            deniedByName: string | null;
-            revokedByName: string | null;
-            matchedPolicyName: string | null;
-            /** Format: uuid */
-            pamRuleId: string | null;
-            pamRuleName: string | null;
-            /**
-             * @description Who decided: null while pending, and for a request the organization default decided.
-             * @enum {string|null}
-             */
-            decisionSource: "software_policy" | "pam_rule" | "human" | null;
-            /**
-             * Format: date-time
-             * @description End of the elevation window; null when none was granted.
-             */
-            expiresAt: string | null;
-            /** @description ai_tool_action rows only. */
-            toolName?: string | null;
-            /** @description ai_tool_action rows only. */
-            riskTier?: number | null;
-            /** @description ai_tool_action rows only: SHA-256 of the canonical JSON of the tool input. */
-            actionDigest?: string | null;
-        };
-        ElevationRequestListDto: {
-            /** @enum {boolean} */
-            success: true;
-            requests: components["schemas"]["ElevationRequestDto"][];
-            pagination: components["schemas"]["PaginationDto"];
-        };
-        ElevationEventDto: {
-            /** @enum {string} */
-            actorType: "user" | "api_key" | "agent" | "system";
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            type: "created" | "approved" | "denied" | "revoked" | "expired" | "actuation_claimed" | "actuation_completed" | "actuation_failed";
-            /** @enum {string|null} */
-            fromStatus: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating" | null;
-            /** @enum {string} */
-            toStatus: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating";
-            /** Format: uuid */
-            actorId: string | null;
-            details: {
-                [key: string]: unknown;
-            };
-            /** Format: date-time */
-            createdAt: string;
-        };
-        ElevationRequestDetailDto: {
-            /** @enum {boolean} */
-            success: true;
-            request: components["schemas"]["ElevationRequestDto"];
-            /** @description The transition log, oldest first. */
-            events: components["schemas"]["ElevationEventDto"][];
-        };
-        RespondElevationRequestDto: {
-            /** @enum {string} */
-            decision: "approve" | "deny";
-            /** @description Optional, also on deny; up to 2000 characters. */
-            reason?: string;
-            /** @description Approval window in minutes, 1 to 1440 (default 15); ignored on deny. */
-            durationMinutes?: number;
-        };
-        ElevationTransitionResultDto: {
-            /** @enum {boolean} */
-            success: true;
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            status: "pending" | "approved" | "auto_approved" | "denied" | "expired" | "revoked" | "actuating";
-        };
-        PamTimeWindowOutDto: {
-            start: string;
-            end: string;
-            days?: number[] | null;
-            timezone?: string | null;
-        };
-        PamRuleDto: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            orgId: string;
-            /** Format: uuid */
-            siteId: string | null;
-            name: string;
-            /** @enum {string} */
-            verdict: "auto_approve" | "auto_deny" | "require_approval" | "ignore";
-            priority: number;
-            enabled: boolean;
-            matchSigner: string | null;
-            /** Format: uuid */
-            matchSignerGroupId: string | null;
-            matchHash: string | null;
-            matchPathGlob: string | null;
-            matchParentImage: string | null;
-            matchCommandLine: string | null;
-            matchUser: string | null;
-            matchAdGroup: string | null;
-            matchToolName: string | null;
-            matchRiskTier: number | null;
-            matchNegate: ("signer" | "signerGroup" | "hash" | "pathGlob" | "parentImage" | "commandLine" | "user" | "adGroup" | "toolName" | "riskTier")[] | null;
-            timeWindow: components["schemas"]["PamTimeWindowOutDto"] | null;
-            approvalDurationMinutes: number | null;
-            /** @description True when the rule pins a risk tier its tool can no longer resolve to (it cannot match). */
-            matchRiskTierStale: boolean;
-            /** @description Tiers the rule's tool selector can resolve to; null when no tier is pinned or the tool is unknown. */
-            matchRiskTierValidTiers: number[] | null;
-            /** Format: uuid */
-            createdBy: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        PamRuleListDto: {
-            /** @enum {boolean} */
-            success: true;
-            rules: components["schemas"]["PamRuleDto"][];
-        };
-        PamTimeWindowDto: {
-            /** @description HH:MM, 24-hour, 00:00 to 23:59, inclusive. */
-            start: string;
-            /** @description HH:MM, inclusive; earlier than start for an overnight window, whose after-midnight part belongs to the day it started on. */
-            end: string;
-            /** @description Days the window starts on, 0 (Sunday) to 6 (Saturday); absent or null means every day. */
-            days?: number[] | null;
-            /** @description UTC (default) or an IANA Area/Location zone. */
-            timezone?: string | null;
-        };
-        CreatePamRuleDto: {
-            /**
-             * Format: uuid
-             * @description Owning organization; defaults to the caller's for organization-scope sessions, required for partner scope.
-             */
-            orgId?: string;
-            /** @description 1 to 255 characters. */
-            name: string;
-            /** @enum {string} */
-            verdict: "auto_approve" | "auto_deny" | "require_approval" | "ignore";
-            /** @description Lower runs first; default 100. */
-            priority?: number;
-            /** @description Default true. */
-            enabled?: boolean;
-            /** @description Approval window of an approved request, 1-1440 minutes; null falls back to the organization default. */
-            approvalDurationMinutes?: number | null;
-            /**
-             * Format: uuid
-             * @description Site the rule applies to; null or absent: the whole organization.
-             */
-            siteId?: string | null;
-            /** @description Code signer, exact and case-insensitive. Mutually exclusive with matchSignerGroupId. */
-            matchSigner?: string | null;
-            /**
-             * Format: uuid
-             * @description A signer group of the same organization.
-             */
-            matchSignerGroupId?: string | null;
-            /** @description SHA-256 of the executable, 64 hexadecimal characters (stored lower case). */
-            matchHash?: string | null;
-            /** @description Path glob: case-insensitive, \ and / alike, anchored, * within a folder, ** across folders, ? one character. */
-            matchPathGlob?: string | null;
-            /** @description Parent-process glob, same syntax as matchPathGlob. */
-            matchParentImage?: string | null;
-            /** @description Case-insensitive substring of the command line. */
-            matchCommandLine?: string | null;
-            /** @description Requesting user, exact and case-insensitive. */
-            matchUser?: string | null;
-            /** @description Directory group of the requesting user. */
-            matchAdGroup?: string | null;
-            /** @description AI tool name, exact and case-insensitive (tool-action rule). */
-            matchToolName?: string | null;
-            /** @description Risk tier 0-4, exact (tool-action rule). */
-            matchRiskTier?: number | null;
-            /** @description Criterion keys to invert. A negated criterion never matches a request that lacks the value. */
-            matchNegate?: ("signer" | "signerGroup" | "hash" | "pathGlob" | "parentImage" | "commandLine" | "user" | "adGroup" | "toolName" | "riskTier")[] | null;
-            /** @description When the rule applies, read at the server's decision time. */
-            timeWindow?: components["schemas"]["PamTimeWindowDto"] | null;
-        };
-        PamRuleResponseDto: {
-            /** @enum {boolean} */
-            success: true;
-            rule: components["schemas"]["PamRuleDto"];
         };
         ErrorBody: {
             /** @enum {boolean} */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IdpNetwork } from '../../discovery/idp-network.service';
-import { SafeFetchError } from '../../net/net.errors';
+import { SafeFetchError } from '../../../../infra/net/net.errors';
 import { IdpMetadata, parseIdpMetadata } from '../xml/saml-metadata.util';
 import { SamlXmlError } from '../xml/saml-xml.errors';
 

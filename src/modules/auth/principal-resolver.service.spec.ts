@@ -1,0 +1,59 @@
+import type { AppConfig } from '../../infra/config/app-config';
+import type { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import type { AgentRow, PrincipalRepository } from './principal.repository';
+import { PrincipalResolver } from './principal-resolver.service';
+import type { ScimConnectionLookup } from './scim-connection-lookup';
+import type { TokenService } from './token.service';
+
+/** A resolver over agent tokens `agent-<n>`, counting the lookups that reach the repository. */
+function resolverWith(ttlMs: number): { resolver: PrincipalResolver; lookups: () => number } {
+  let lookups = 0;
+  const repo = {
+    agent: async (): Promise<AgentRow> => {
+      lookups++;
+      return { agent_id: `agent-${lookups}`, device_id: 'd', org_id: 'o', partner_id: 'p', site_id: 's', device_status: 'active' };
+    },
+  } as unknown as PrincipalRepository;
+  const tx = { withSystemLookup: (_why: string, fn: () => Promise<unknown>) => fn() } as unknown as TenantTransaction;
+  const config = { principalCacheTtlMs: ttlMs } as AppConfig;
+  return { resolver: new PrincipalResolver({} as TokenService, repo, tx, config, {} as ScimConnectionLookup), lookups: () => lookups };
+}
+
+describe('PrincipalResolver cache', () => {
+  it('answers a credential seen within the TTL without a lookup', async () => {
+    const { resolver, lookups } = resolverWith(60_000);
+    const first = await resolver.fromAgentToken('agent-a');
+    expect(await resolver.fromAgentToken('agent-a')).toBe(first);
+    expect(lookups()).toBe(1);
+  });
+
+  it('looks a credential up again once its TTL has passed', async () => {
+    const { resolver, lookups } = resolverWith(20);
+    await resolver.fromAgentToken('agent-a');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await resolver.fromAgentToken('agent-a');
+    expect(lookups()).toBe(2);
+  });
+
+  it('when full, drops only the least recently used callers, not every cached one', async () => {
+    const { resolver, lookups } = resolverWith(60_000);
+    await resolver.fromAgentToken('agent-hot');
+    for (let i = 0; i < 10_000; i++) {
+      await resolver.fromAgentToken(`agent-${i}`);
+      if (i % 1000 === 0) await resolver.fromAgentToken('agent-hot');
+    }
+    const before = lookups();
+    await resolver.fromAgentToken('agent-hot');
+    await resolver.fromAgentToken('agent-9999');
+    expect(lookups()).toBe(before);
+    await resolver.fromAgentToken('agent-0');
+    expect(lookups()).toBe(before + 1);
+  });
+
+  it('caches nothing with a TTL of 0', async () => {
+    const { resolver, lookups } = resolverWith(0);
+    await resolver.fromAgentToken('agent-a');
+    await resolver.fromAgentToken('agent-a');
+    expect(lookups()).toBe(2);
+  });
+});

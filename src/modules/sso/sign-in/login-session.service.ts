@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { LoginProviderRow, NewLoginSession, ProviderOwner, SsoLoginRepository } from '../login/sso-login.repository';
+
+/**
+ * The sign-in starts' side of the login sessions (`sso_sessions`) and the provider lookups they
+ * need, for both protocols, so that the SAML module uses the OIDC module's services and never its
+ * repository. Every method runs in the caller's (system-context) transaction.
+ */
+@Injectable()
+export class LoginSessionService {
+  constructor(private readonly repo: SsoLoginRepository) {}
+
+  provider(id: string): Promise<LoginProviderRow | null> {
+    return this.repo.provider(id);
+  }
+
+  /** The provider a tenant's sign-in starts with: its oldest active one. */
+  oldestActiveProvider(owner: ProviderOwner): Promise<LoginProviderRow | null> {
+    return this.repo.oldestActiveProvider(owner);
+  }
+
+  /** Records the login session of a start (bound to the provider's generation), after a bounded sweep of expired ones. */
+  async record(session: NewLoginSession): Promise<void> {
+    await this.repo.sweepExpiredLoginSessions();
+    await this.repo.insertLoginSession(session);
+  }
+
+  /** A bounded sweep of expired login sessions and exchange codes (the periodic clean-up). */
+  async sweepExpired(): Promise<void> {
+    await this.repo.sweepExpiredLoginSessions();
+    await this.repo.sweepExpiredExchangeCodes();
+  }
+}

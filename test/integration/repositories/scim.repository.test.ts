@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
+import { ScimConnectionRepository } from '../../../src/modules/scim/scim-connection.repository';
+import { scimFilterToSql } from '../../../src/modules/scim/scim-filter';
+import { ScimUserRepository, type ConnectionScope } from '../../../src/modules/scim/scim-user.repository';
+import { USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from '../../../src/modules/scim/scim.service';
+import { orgPrincipal, partnerPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
+import { insertRequest, seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
+
+/** SCIM provisioning: the users a connection governs, linking, deprovisioning; connections and group mappings. */
+describe('SCIM repositories', () => {
+  let m: Medium;
+  let t: TenantRows;
+  let users: ScimUserRepository;
+  let connections: ScimConnectionRepository;
+  let scopeA: ConnectionScope;
+  const asAdminA = () => orgPrincipal(t.orgA, { userId: t.adminA });
+  const asAdminB = () => orgPrincipal(t.orgB, { userId: t.adminB });
+  const filter = (text: string) => scimFilterToSql(text, USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS, 3);
+  const newConnection = (orgId: string | null, partnerId: string | null, userId: string, name = 'IdP') => {
+    const token = `scim-${randomBytes(6).toString('hex')}`;
+    return connections.insert({ orgId, partnerId, name, tokenPrefix: token.slice(0, 9), tokenHash: tokenHash(token), defaultRoleId: null, userId });
+  };
+
+  beforeAll(async () => {
+    m = await startMedium([ScimUserRepository, ScimConnectionRepository]);
+    users = m.get(ScimUserRepository);
+    connections = m.get(ScimConnectionRepository);
+    t = await seedTenants(m.owner);
+    const connection = await m.as(asAdminA(), () => newConnection(t.orgA, null, t.adminA));
+    scopeA = { connectionId: connection!.id, orgId: t.orgA, partnerId: null };
+  });
+  afterAll(() => m.close());
+
+  describe('ScimUserRepository', () => {
+    it('lists the organization’s members in creation order with the exact total, and filters them', async () => {
+      const all = await m.as(asAdminA(), () => users.list(scopeA, null, 0, 100));
+      expect(all.total).toBe(3);
+      expect(all.rows.map((r) => r.id).sort()).toEqual([t.adminA, t.siteUserA1, t.readerA].sort());
+      expect(all.rows.every((r) => r.active && r.external_id === null)).toBe(true);
+      const one = await m.as(asAdminA(), () => users.list(scopeA, filter(`userName eq "${t.emails.readerA.toUpperCase()}"`), 0, 100));
+      expect(one).toEqual({ total: 1, rows: [expect.objectContaining({ id: t.readerA, email: t.emails.readerA })] });
+      const emails = await m.as(asAdminA(), () => users.list(scopeA, filter(`emails[type eq "work" and value sw "site-a1@"]`), 0, 100));
+      expect(emails.rows.map((r) => r.id)).toEqual([t.siteUserA1]);
+    });
+
+    it('answers every filter the same whether its statement opens the transaction (values inlined) or follows (bound parameters)', async () => {
+      const filters = [
+        `userName eq "${t.emails.readerA.toUpperCase()}"`,
+        'emails[type eq "work" and value sw "site-a1@"]',
+        'meta.created gt "2000-01-01T00:00:00Z" and active eq true',
+        `displayName co "A" and not (displayName eq "Reader A")`,
+        `displayName co "'" or userName co "%_"`,
+      ];
+      const sizes = [];
+      for (const text of filters) {
+        const inlined = await m.as(asAdminA(), () => users.list(scopeA, filter(text), 0, 100));
+        const bound = await m.asOpened(asAdminA(), () => users.list(scopeA, filter(text), 0, 100));
+        expect({ text, rows: bound.rows, total: bound.total }).toEqual({ text, rows: inlined.rows, total: inlined.total });
+        sizes.push(inlined.total);
+      }
+      expect(sizes).toEqual([1, 1, 3, 2, 0]);
+    });
+
+    it('pages the list and still answers the exact total for a page past the end', async () => {
+      const page = await m.as(asAdminA(), () => users.list(scopeA, null, 1, 1));
+      expect(page.total).toBe(3);
+      expect(page.rows).toHaveLength(1);
+      expect(await m.as(asAdminA(), () => users.list(scopeA, null, 10, 5))).toEqual({ total: 3, rows: [] });
+    });
+
+    it('links a member to the connection’s externalId, keeps it when none is given and clears it when null is', async () => {
+      const externalId = async () => (await m.as(asAdminA(), () => users.get(scopeA, t.readerA)))!.external_id;
+      await m.as(asAdminA(), () => users.link(scopeA, t.readerA, 'ext-1'));
+      expect(await externalId()).toBe('ext-1');
+      await m.as(asAdminA(), () => users.link(scopeA, t.readerA, undefined));
+      expect(await externalId()).toBe('ext-1');
+      expect((await m.as(asAdminA(), () => users.list(scopeA, filter('externalId eq "ext-1"'), 0, 10))).rows.map((r) => r.id)).toEqual([t.readerA]);
+      await m.as(asAdminA(), () => users.link(scopeA, t.readerA, null));
+      expect(await externalId()).toBeNull();
+    });
+
+    it('finds a member by address whatever its case, and no one outside the organization', async () => {
+      expect(await m.as(asAdminA(), () => users.byEmailInScope(scopeA, t.emails.adminA.toUpperCase()))).toMatchObject({ id: t.adminA });
+      expect(await m.as(asAdminA(), () => users.byEmailInScope(scopeA, t.emails.adminB))).toBeNull();
+      expect(await m.as(asAdminA(), () => users.get(scopeA, t.tech))).toBeNull();
+    });
+
+    it('finds an account by address whatever its case in system context, and tells whether another account holds it', async () => {
+      expect(await m.system(() => users.userIdByEmail(t.emails.readerA.toUpperCase()))).toEqual({ id: t.readerA, status: 'active' });
+      expect(await m.system(() => users.emailTakenByOther(t.adminA, t.emails.readerA.toUpperCase()))).toBe(true);
+      expect(await m.system(() => users.emailTakenByOther(t.readerA, t.emails.readerA))).toBe(false);
+    });
+
+    it('deprovisions a member in the connection’s organization only: membership, sessions, keys and filed requests there, nothing in another tenant', async () => {
+      const member = t.siteUserA1;
+      // The same person is also a member of organization B, with a session and a key there.
+      await m.owner.query(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3)`, [t.orgB, member, t.roleAdminB]);
+      const session = async (orgId: string) =>
+        (await m.owner.query(`INSERT INTO sessions (user_id, scope, org_id, auth_method, expires_at) VALUES ($1, 'organization', $2, 'password', now() + interval '1 hour') RETURNING id`, [member, orgId]))
+          .rows[0].id as string;
+      const key = async (orgId: string) =>
+        (await m.owner.query(`INSERT INTO api_keys (org_id, name, key_prefix, key_hash, created_by) VALUES ($1, 'k', 'rmm_', $2, $3) RETURNING id`, [orgId, randomBytes(16).toString('hex'), member]))
+          .rows[0].id as string;
+      const [sessionA, sessionB, keyA, keyB] = [await session(t.orgA), await session(t.orgB), await key(t.orgA), await key(t.orgB)];
+      const filed = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, subjectUserId: member });
+      const filedInB = await insertRequest(m.owner, { orgId: t.orgB, siteId: t.siteB1, deviceId: t.deviceB1, subjectUserId: member });
+
+      const counts = await m.system(() => users.deprovision(scopeA, member, 'scim_deprovisioned'));
+      expect(counts).toMatchObject({ sessionIds: [sessionA], sessionsRevoked: 1, apiKeysRevoked: 1, pendingRequestsRevoked: 1, elevationsRevoked: 0 });
+      const state = async (sql: string, ids: string[]) => (await m.owner.query(sql, [ids])).rows;
+      expect(await state(`SELECT org_id, suspended_at IS NOT NULL AS suspended FROM organization_memberships WHERE user_id = ANY($1) ORDER BY org_id = '${t.orgA}' DESC`, [member])).toEqual([
+        { org_id: t.orgA, suspended: true },
+        { org_id: t.orgB, suspended: false },
+      ]);
+      expect(await state(`SELECT id, revoked_at IS NOT NULL AS revoked FROM sessions WHERE id = ANY($1)`, [sessionA, sessionB])).toEqual(
+        expect.arrayContaining([
+          { id: sessionA, revoked: true },
+          { id: sessionB, revoked: false },
+        ]),
+      );
+      expect(await state(`SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ANY($1)`, [keyA, keyB])).toEqual(
+        expect.arrayContaining([
+          { id: keyA, revoked: true },
+          { id: keyB, revoked: false },
+        ]),
+      );
+      expect(await state(`SELECT id, status FROM elevation_requests WHERE id = ANY($1)`, [filed, filedInB])).toEqual(
+        expect.arrayContaining([
+          { id: filed, status: 'revoked' },
+          { id: filedInB, status: 'pending' },
+        ]),
+      );
+      expect((await m.as(asAdminA(), () => users.get(scopeA, member)))!.active).toBe(false);
+    });
+
+    it('shows another tenant none of the organization’s members, and refuses its links into the organization’s connection', async () => {
+      expect(await m.as(asAdminB(), () => users.list(scopeA, null, 0, 100))).toEqual({ total: 0, rows: [] });
+      expect(await m.as(asAdminB(), () => users.get(scopeA, t.adminA))).toBeNull();
+      await expect(m.as(asAdminB(), () => users.link(scopeA, t.adminB, 'planted'))).rejects.toThrow(/row-level security/);
+      expect((await m.owner.query(`SELECT count(*)::int AS n FROM scim_users WHERE connection_id = $1 AND user_id = $2`, [scopeA.connectionId, t.adminB])).rows[0].n).toBe(0);
+    });
+  });
+
+  describe('ScimConnectionRepository', () => {
+    it('lists an organization’s connections, and a partner’s apart from its organizations’', async () => {
+      const second = await m.as(asAdminA(), () => newConnection(t.orgA, null, t.adminA, 'Second'));
+      const partnerOwned = await m.as(partnerPrincipal(t.partnerP, [t.orgA, t.orgA2], { userId: t.tech }), () => newConnection(null, t.partnerP, t.tech, 'Partner IdP'));
+      expect((await m.as(asAdminA(), () => connections.list({ orgId: t.orgA }))).map((c) => c.id)).toEqual([scopeA.connectionId, second!.id]);
+      expect((await m.as(partnerPrincipal(t.partnerP, [t.orgA, t.orgA2]), () => connections.list({ partnerId: t.partnerP }))).map((c) => c.id)).toEqual([partnerOwned!.id]);
+      expect(second).not.toHaveProperty('token_hash');
+    });
+
+    it('rotates a live connection’s token under the rotating administrator, and not a revoked one', async () => {
+      const c = await m.as(asAdminA(), () => newConnection(t.orgA, null, t.adminA, 'Rotate'));
+      const rotated = await m.as(asAdminA(), () => connections.rotate(c!.id, 'scim_new', tokenHash('new'), t.siteUserA1));
+      expect(rotated).toMatchObject({ token_prefix: 'scim_new', acting_user_id: t.siteUserA1, rotated_at: expect.any(Date) });
+      const revoked = await m.as(asAdminA(), () => connections.revoke(c!.id));
+      expect(revoked!.revoked_at).toBeInstanceOf(Date);
+      expect((await m.as(asAdminA(), () => connections.revoke(c!.id)))!.revoked_at).toEqual(revoked!.revoked_at);
+      expect(await m.as(asAdminA(), () => connections.rotate(c!.id, 'scim_again', tokenHash('again'), t.adminA))).toBeNull();
+    });
+
+    it('replaces a connection’s group mappings in the given order, with sites or none', async () => {
+      const owner = { orgId: t.orgA, partnerId: null, connectionId: scopeA.connectionId };
+      await m.as(asAdminA(), () =>
+        connections.replaceMappings(
+          owner,
+          [
+            { group: 'Admins', roleId: t.roleAdminA, siteIds: null },
+            { group: 'Readers A1', roleId: t.roleReaderA, siteIds: [t.siteA1] },
+          ],
+          t.adminA,
+        ),
+      );
+      await m.as(asAdminA(), () => connections.replaceMappings(owner, [{ group: 'Readers', roleId: t.roleReaderA, siteIds: [t.siteA1, t.siteA2] }, { group: 'Admins', roleId: t.roleAdminA, siteIds: null }], t.adminA));
+      const mappings = await m.as(asAdminA(), () => connections.mappings(owner));
+      expect(mappings.map((r) => ({ group: r.idp_group, role: r.role_id, sites: r.site_ids, by: r.set_by }))).toEqual([
+        { group: 'Readers', role: t.roleReaderA, sites: [t.siteA1, t.siteA2], by: t.adminA },
+        { group: 'Admins', role: t.roleAdminA, sites: null, by: t.adminA },
+      ]);
+      expect(await m.as(asAdminA(), () => connections.sitesOf(t.orgA, [t.siteA1, t.siteB1]))).toEqual([t.siteA1]);
+    });
+
+    it('neither shows, rotates, revokes nor remaps another tenant’s connection', async () => {
+      const id = scopeA.connectionId;
+      expect(await m.as(asAdminB(), () => connections.byId(id))).toBeNull();
+      expect(await m.as(asAdminB(), () => connections.list({ orgId: t.orgA }))).toEqual([]);
+      expect(await m.as(asAdminB(), () => connections.rotate(id, 'scim_evil', tokenHash('evil'), t.adminB))).toBeNull();
+      expect(await m.as(asAdminB(), () => connections.revoke(id))).toBeNull();
+      expect(await m.as(asAdminB(), () => connections.role(t.roleAdminA))).toBeNull();
+      expect(await m.as(asAdminB(), () => connections.organizationVisible(t.orgA))).toBe(false);
+      await m.as(asAdminB(), () => connections.replaceMappings({ orgId: t.orgA, partnerId: null, connectionId: id }, [], t.adminB));
+      expect(await m.as(asAdminA(), () => connections.mappings({ orgId: t.orgA, partnerId: null, connectionId: id }))).toHaveLength(2);
+      expect(await m.as(asAdminA(), () => connections.byId(id))).toMatchObject({ revoked_at: null, acting_user_id: t.adminA });
+    });
+  });
+});
