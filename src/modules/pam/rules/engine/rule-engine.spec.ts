@@ -442,7 +442,10 @@ describe('compileRules and evaluate', () => {
       }),
       { numRuns: 1500 },
     );
-    expect(matched).toBeGreaterThan(300);
-    expect(matchedBehindOthers).toBeGreaterThan(150);
+    // The property is only worth something if many observations match, and many match behind another rule. Over 120 seeds
+    // the counts were 356 ± 21 and 217 ± 15; the floors sit seven deviations below, so a generator that stopped producing
+    // matches fails here while a run with an unlucky seed does not (the old floors of 300 and 150 failed about one run in 250).
+    expect(matched).toBeGreaterThan(200);
+    expect(matchedBehindOthers).toBeGreaterThan(110);
   });
 });
