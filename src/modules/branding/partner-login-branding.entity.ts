@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { TimestampColumns } from '../../infra/database/entity-base';
 
 /**
  * partner_login_branding (migration 1763700600000): one row per partner, kept once written (a full
@@ -6,7 +7,7 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
  * database's; the DTO validates the same rules first.
  */
 @Entity({ name: 'partner_login_branding' })
-export class PartnerLoginBrandingEntity {
+export class PartnerLoginBrandingEntity extends TimestampColumns {
   @PrimaryColumn({ name: 'partner_id', type: 'uuid' })
   partnerId: string;
 
@@ -18,10 +19,4 @@ export class PartnerLoginBrandingEntity {
 
   @Column({ name: 'headline', type: 'varchar', length: 120, nullable: true })
   headline: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdCreatedEntity, IdTimestampedEntity } from '../../infra/database/entity-base';
 import type { PolicyType } from './features/policy-feature.types';
 import type { TargetType } from './policy.dto';
 
@@ -9,10 +10,7 @@ import type { TargetType } from './policy.dto';
  * PolicyBatchRepository for the importer).
  */
 @Entity({ name: 'policies' })
-export class PolicyEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class PolicyEntity extends IdTimestampedEntity {
   @Column({ name: 'partner_id', type: 'uuid', nullable: true })
   partnerId: string | null;
 
@@ -34,12 +32,6 @@ export class PolicyEntity {
   /** Settings per feature, checked by the feature registry before every write. */
   @Column({ type: 'jsonb' })
   features: Record<string, unknown>;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }
 
 /**
@@ -48,10 +40,7 @@ export class PolicyEntity {
  * columns to the level. Written only by the policies repositories.
  */
 @Entity({ name: 'policy_assignments' })
-export class PolicyAssignmentEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class PolicyAssignmentEntity extends IdCreatedEntity {
   @Column({ name: 'partner_id', type: 'uuid' })
   partnerId: string;
 
@@ -75,7 +64,4 @@ export class PolicyAssignmentEntity {
 
   @Column({ type: 'integer' })
   priority: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
 }

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdCreatedEntity } from '../../../infra/database/entity-base';
 
 /**
  * api_keys (migration 1763700000000): a key bound to one organization or, partner-wide, to a
@@ -7,10 +8,7 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
  * runs on every request made with a key.
  */
 @Entity({ name: 'api_keys' })
-export class ApiKeyEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class ApiKeyEntity extends IdCreatedEntity {
   @Column({ name: 'org_id', type: 'uuid', nullable: true })
   orgId: string | null;
 
@@ -36,9 +34,6 @@ export class ApiKeyEntity {
 
   @Column({ name: 'created_by', type: 'uuid', nullable: true })
   createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
 
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt: Date | null;

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdTimestampedEntity } from '../../../infra/database/entity-base';
 import type { ContactPhone } from './contact-fields.util';
 
 /**
@@ -8,10 +9,7 @@ import type { ContactPhone } from './contact-fields.util';
  * and ContactBatchRepository for the importer).
  */
 @Entity({ name: 'contacts' })
-export class ContactEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class ContactEntity extends IdTimestampedEntity {
   @Column({ name: 'org_id', type: 'uuid' })
   orgId: string;
 
@@ -35,10 +33,4 @@ export class ContactEntity {
 
   @Column({ name: 'external_id', type: 'varchar', length: 255, nullable: true })
   externalId: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

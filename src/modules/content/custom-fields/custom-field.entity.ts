@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdTimestampedEntity } from '../../../infra/database/entity-base';
 import type { CustomFieldType, CustomFieldValidation } from './custom-field-value.util';
 
 /**
@@ -8,10 +9,7 @@ import type { CustomFieldType, CustomFieldValidation } from './custom-field-valu
  * importer). Device values (custom_field_values) stay SQL: see CustomFieldRepository.
  */
 @Entity({ name: 'custom_field_definitions' })
-export class CustomFieldEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class CustomFieldEntity extends IdTimestampedEntity {
   @Column({ name: 'partner_id', type: 'uuid', nullable: true })
   partnerId: string | null;
 
@@ -35,10 +33,4 @@ export class CustomFieldEntity {
 
   @Column({ type: 'jsonb' })
   validation: CustomFieldValidation;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdTimestampedEntity } from '../../../infra/database/entity-base';
 import type { ExitCodeSeverity, RunAs, ScriptLanguage, ScriptParameter } from './script-shape.util';
 
 /**
@@ -8,10 +9,7 @@ import type { ExitCodeSeverity, RunAs, ScriptLanguage, ScriptParameter } from '.
  * the importer).
  */
 @Entity({ name: 'scripts' })
-export class ScriptEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class ScriptEntity extends IdTimestampedEntity {
   @Column({ name: 'partner_id', type: 'uuid', nullable: true })
   partnerId: string | null;
 
@@ -45,12 +43,6 @@ export class ScriptEntity {
 
   @Column({ name: 'exit_code_severity_mapping', type: 'jsonb' })
   exitCodeSeverityMapping: ExitCodeSeverity[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }
 
 /** A script without its body, as lists show it. */

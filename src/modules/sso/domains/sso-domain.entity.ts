@@ -1,14 +1,12 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdCreatedEntity } from '../../../infra/database/entity-base';
 
 /**
  * sso_verified_domains (migration 1763700200000): an organization's claim to an email domain and
  * its DNS proof. Written only by SsoDomainRepository. A CHECK keeps `verified` with its times.
  */
 @Entity({ name: 'sso_verified_domains' })
-export class SsoDomainEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class SsoDomainEntity extends IdCreatedEntity {
   @Column({ name: 'org_id', type: 'uuid' })
   orgId: string;
 
@@ -34,7 +32,4 @@ export class SsoDomainEntity {
 
   @Column({ name: 'created_by', type: 'uuid', nullable: true })
   createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
 }

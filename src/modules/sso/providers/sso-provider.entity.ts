@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { TimestampColumns } from '../../../infra/database/entity-base';
 import type { AttributeMapping, SsoProviderRecord, SsoProviderStatus, SsoProviderType } from './sso-provider.types';
 
 /**
@@ -7,7 +8,7 @@ import type { AttributeMapping, SsoProviderRecord, SsoProviderStatus, SsoProvide
  * network checks, so it is not generated here.
  */
 @Entity({ name: 'sso_providers' })
-export class SsoProviderEntity implements SsoProviderRecord {
+export class SsoProviderEntity extends TimestampColumns implements SsoProviderRecord {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
 
@@ -99,10 +100,4 @@ export class SsoProviderEntity implements SsoProviderRecord {
 
   @Column({ name: 'updated_by', type: 'uuid', nullable: true })
   updatedBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { TimestampColumns } from '../../../infra/database/entity-base';
 
 export type OrganizationStatus = 'active' | 'suspended';
 
@@ -8,7 +9,7 @@ export type OrganizationStatus = 'active' | 'suspended';
  * importer). The id is chosen by the service, which must add it to the transaction's scope first.
  */
 @Entity({ name: 'organizations' })
-export class OrganizationEntity {
+export class OrganizationEntity extends TimestampColumns {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
 
@@ -20,10 +21,4 @@ export class OrganizationEntity {
 
   @Column({ type: 'varchar', length: 16 })
   status: OrganizationStatus;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

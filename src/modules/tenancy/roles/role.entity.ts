@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdTimestampedEntity } from '../../../infra/database/entity-base';
 import type { RoleScope } from './role.dto';
 
 /**
@@ -8,10 +9,7 @@ import type { RoleScope } from './role.dto';
  * regard to case (unique indexes on lower(name)).
  */
 @Entity({ name: 'roles' })
-export class RoleEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class RoleEntity extends IdTimestampedEntity {
   @Column({ type: 'varchar', length: 16 })
   scope: RoleScope;
 
@@ -26,10 +24,4 @@ export class RoleEntity {
 
   @Column({ type: 'text', array: true })
   permissions: string[];
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }

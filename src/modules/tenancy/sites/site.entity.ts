@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { IdTimestampedEntity } from '../../../infra/database/entity-base';
 
 /**
  * sites (migration 1763700000000): a location of an organization; names are unique within it.
@@ -7,10 +8,7 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateCol
  * 1763700950000).
  */
 @Entity({ name: 'sites' })
-export class SiteEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class SiteEntity extends IdTimestampedEntity {
   @Column({ name: 'org_id', type: 'uuid' })
   orgId: string;
 
@@ -20,10 +18,4 @@ export class SiteEntity {
   /** An IANA time zone name (checked by the DTO). */
   @Column({ type: 'varchar', length: 64 })
   timezone: string;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt: Date;
 }
