@@ -6,7 +6,7 @@ import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorato
 import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import type { Principal } from '../../../common/principal';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
-import { STATE_COOKIE, stateCookieOptions } from '../login/state-cookie.util';
+import { STATE_COOKIE } from '../login/state-cookie.util';
 import { LinkOptionsDto, LinkStartDto } from './sso-link.dto';
 import { SsoLinkService } from './sso-link.service';
 
@@ -40,7 +40,7 @@ export class SsoLinkController {
   @Throttle({ default: { limit: 30, ttl: 5 * 60_000 } })
   async start(@CurrentPrincipal() principal: Principal, @UuidParam('providerId') providerId: string, @Res({ passthrough: true }) res: Response): Promise<LinkStartDto> {
     const started = await this.links.start(principal, providerId);
-    res.cookie(STATE_COOKIE, started.stateCookie, stateCookieOptions(this.links.secureCookies));
+    res.cookie(STATE_COOKIE, started.stateCookie, started.cookie);
     return { authUrl: started.authUrl };
   }
 }

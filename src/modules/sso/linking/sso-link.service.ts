@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Principal, scopeOf } from '../../../common/principal';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
-import { OidcLoginStarter, StartedAttempt } from '../login/oidc-login-starter.service';
+import { OidcLoginStarter } from '../login/oidc-login-starter.service';
 import { SsoLoginErrors } from '../login/sso-login.errors';
 import { ProviderOwner, SsoLoginRepository } from '../login/sso-login.repository';
+import type { StartedSignIn } from '../sign-in/sign-in-response.util';
 import type { LinkOptionsDto } from './sso-link.dto';
 
 /** The profile page the link round trip returns to (docs/sso-login.md, "Redirect codes"). */
@@ -21,10 +22,6 @@ export class SsoLinkService {
     private readonly starter: OidcLoginStarter,
   ) {}
 
-  get secureCookies(): boolean {
-    return this.starter.secureCookies;
-  }
-
   /** Runs in the request's transaction, under the caller's row-level security. */
   async options(principal: Principal): Promise<LinkOptionsDto> {
     const owner = this.ownerOf(principal);
@@ -40,7 +37,7 @@ export class SsoLinkService {
     };
   }
 
-  async start(principal: Principal, providerId: string): Promise<StartedAttempt> {
+  async start(principal: Principal, providerId: string): Promise<StartedSignIn> {
     if (principal.kind !== 'user' || !principal.userId || !principal.sessionId) throw SsoLoginErrors.linkNeedsUserSession();
     const owner = this.ownerOf(principal);
     const provider = await this.tx.run(scopeOf(principal), () => this.repo.provider(providerId));

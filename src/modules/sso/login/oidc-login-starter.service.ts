@@ -10,14 +10,8 @@ import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-re
 import { SsoLoginErrors } from './sso-login.errors';
 import type { LoginProviderRow } from './sso-login.repository';
 import { LoginSessionService } from '../sign-in/login-session.service';
-import { CALLBACK_PATH, LOGIN_SESSION_TTL_SECONDS, stateCookieValue } from './state-cookie.util';
-
-export interface StartedAttempt {
-  /** The IdP authorization URL, checked safe, to send the browser to. */
-  authUrl: string;
-  /** Value of the svc_sso_state cookie binding the attempt to this browser. */
-  stateCookie: string;
-}
+import type { StartedSignIn } from '../sign-in/sign-in-response.util';
+import { CALLBACK_PATH, LOGIN_SESSION_TTL_SECONDS, stateCookieOptions, stateCookieValue } from './state-cookie.util';
 
 export interface AttemptPurpose {
   purpose: 'login' | 'link';
@@ -63,7 +57,7 @@ export class OidcLoginStarter {
     }
   }
 
-  async begin(provider: LoginProviderRow, purpose: AttemptPurpose): Promise<StartedAttempt> {
+  async begin(provider: LoginProviderRow, purpose: AttemptPurpose): Promise<StartedSignIn> {
     const client = this.clientConfig(provider);
     if ('missing' in client) throw SsoLoginErrors.incompleteProvider(client.missing);
     try {
@@ -97,6 +91,10 @@ export class OidcLoginStarter {
         ttlSeconds: LOGIN_SESSION_TTL_SECONDS,
       });
     });
-    return { authUrl: this.rp.authorizationUrl(client.config, attempt, this.redirectUri), stateCookie: stateCookieValue(this.box, attempt.state) };
+    return {
+      authUrl: this.rp.authorizationUrl(client.config, attempt, this.redirectUri),
+      stateCookie: stateCookieValue(this.box, attempt.state),
+      cookie: stateCookieOptions(this.secureCookies),
+    };
   }
 }

@@ -10,7 +10,7 @@ import { CallbackQuery, SsoCallbackService } from './sso-callback.service';
 import { SsoExchangeService } from './sso-exchange.service';
 import { SsoExchangeDto } from './sso-login.dto';
 import { SsoLoginService } from './sso-login.service';
-import { clearedStateCookieOptions, STATE_COOKIE, stateCookieOptions } from './state-cookie.util';
+import { clearedStateCookieOptions, STATE_COOKIE } from './state-cookie.util';
 import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
 import { LoginStart } from '../sign-in/login-start.decorator';
 import { redirectSignedIn, redirectToIdp } from '../sign-in/sign-in-response.util';
@@ -37,7 +37,7 @@ export class SsoLoginController {
    */
   @LoginStart('login/partner/:partnerId', "to the partner's identity provider")
   async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ partnerId }, redirect), stateCookieOptions(this.login.secureCookies));
+    redirectToIdp(res, await this.login.start({ partnerId }, redirect));
   }
 
   /**
@@ -51,7 +51,7 @@ export class SsoLoginController {
    */
   @LoginStart('login/:orgId', "to the organization's identity provider")
   async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ orgId }, redirect), stateCookieOptions(this.login.secureCookies));
+    redirectToIdp(res, await this.login.start({ orgId }, redirect));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
-import { OidcLoginStarter, StartedAttempt } from './oidc-login-starter.service';
+import type { StartedSignIn } from '../sign-in/sign-in-response.util';
+import { OidcLoginStarter } from './oidc-login-starter.service';
 import { safeRedirectPath } from './redirect-path.util';
 import { SsoLoginErrors } from './sso-login.errors';
 import { ProviderOwner, SsoLoginRepository } from './sso-login.repository';
@@ -18,7 +19,7 @@ export class SsoLoginService {
     return this.starter.secureCookies;
   }
 
-  async start(owner: ProviderOwner, redirect: unknown): Promise<StartedAttempt> {
+  async start(owner: ProviderOwner, redirect: unknown): Promise<StartedSignIn> {
     const provider = await this.tx.withSystemContext('a public login start finds the login provider of a tenant', () => this.repo.oldestActiveProvider(owner));
     if (!provider) throw SsoLoginErrors.noActiveProvider(owner.orgId ? 'organization' : 'partner');
     if (provider.type === 'saml') throw SsoLoginErrors.samlProvider(owner.orgId ? `/api/v1/sso/saml/login/${owner.orgId}` : null);

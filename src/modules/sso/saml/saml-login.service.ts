@@ -10,6 +10,7 @@ import { LoginSessionService } from '../sign-in/login-session.service';
 import type { StartedSignIn } from '../sign-in/sign-in-response.util';
 import { LOGIN_SESSION_TTL_SECONDS, stateCookieValue } from '../login/state-cookie.util';
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
+import { samlStateCookieOptions } from './saml-cookie.util';
 import { samlSettings } from './saml-provider.util';
 import { SamlRequestCache } from './saml-request-cache.service';
 import { SamlServiceProvider } from './saml-sp.service';
@@ -82,7 +83,7 @@ export class SamlLoginService {
       });
       return this.sp.authorizeUrl(provider.id, settings, this.cache.forProvider(tenant), requestId, state);
     });
-    return { authUrl, stateCookie: stateCookieValue(this.box, state) };
+    return { authUrl, stateCookie: stateCookieValue(this.box, state), cookie: samlStateCookieOptions(this.secureCookies) };
   }
 
   /** GET /sso/saml/metadata/:providerId, for any status: an IdP is set up before the provider goes live. */

@@ -7,7 +7,7 @@ import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import { STATE_COOKIE } from '../login/state-cookie.util';
 import { AcsForm, SamlAcsService } from './saml-acs.service';
 import { SamlLogoutService } from './saml-logout.service';
-import { clearedSamlStateCookieOptions, samlStateCookieOptions } from './saml-cookie.util';
+import { clearedSamlStateCookieOptions } from './saml-cookie.util';
 import { SamlLoginService } from './saml-login.service';
 import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
 import { LoginStart } from '../sign-in/login-start.decorator';
@@ -52,7 +52,7 @@ export class SamlController {
   // Declared before login/:orgId, so `partner` is never read as an organization id.
   @LoginStart('login/partner/:partnerId', "to the partner's identity provider")
   async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ partnerId }, redirect), samlStateCookieOptions(this.login.secureCookies));
+    redirectToIdp(res, await this.login.start({ partnerId }, redirect));
   }
 
   /**
@@ -66,7 +66,7 @@ export class SamlController {
    */
   @LoginStart('login/:orgId', "to the organization's identity provider with an AuthnRequest")
   async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ orgId }, redirect), samlStateCookieOptions(this.login.secureCookies));
+    redirectToIdp(res, await this.login.start({ orgId }, redirect));
   }
 
   /**
