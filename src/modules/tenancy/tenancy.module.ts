@@ -6,7 +6,9 @@ import { DeviceGroupRepository } from './device-groups/device-group.repository';
 import { DeviceGroupService } from './device-groups/device-group.service';
 import { DynamicDeviceGroupRepository } from './device-groups/dynamic-device-group.repository';
 import { DeviceBatchRepository } from './devices/device-batch.repository';
+import { AgentEntity } from './devices/agent.entity';
 import { DeviceController } from './devices/device.controller';
+import { DeviceEntity } from './devices/device.entity';
 import { DeviceRepository } from './devices/device.repository';
 import { DeviceService } from './devices/device.service';
 import { PartnerRepository } from './partners/partner.repository';
@@ -36,7 +38,7 @@ import { UserRepository } from './users/user.repository';
 import { UserService } from './users/user.service';
 
 @Module({
-  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity])],
+  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity])],
   controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,

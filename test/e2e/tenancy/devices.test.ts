@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { ownerQuery } from '../../support/test-app';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
+import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { DeviceRepository } from '../../../src/modules/tenancy/devices/device.repository';
 import { expectError, startTenancyWorld, TenancyWorld } from './tenancy-e2e.util';
 
 describe('devices administration and enrollment', () => {
@@ -137,5 +140,36 @@ describe('devices administration and enrollment', () => {
     expectError(await w.as.adminA.patch(`/devices/${w.ids.deviceA1}`, { orgId: w.ids.orgB }), 400, 'validation_failed');
     expectError(await w.as.adminA.raw('post', '/devices', '[1,'), 400, 'invalid_json');
     expectError(await w.as.adminA.post('/devices/123/enroll'), 400, 'invalid_id');
+  });
+
+  it("gives the entity repository the request's transaction: another organization's devices and agents stay hidden and unwritable, other sites' too", async () => {
+    const tx = w.t.app.get(TenantTransaction);
+    const repo = w.t.app.get(DeviceRepository);
+    const orgA = { scope: 'organization' as const, orgIds: [w.ids.orgA], partnerIds: [], userId: w.ids.adminA };
+    const seen = await tx.run(orgA, async () => ({
+      own: await repo.find(w.ids.deviceA1),
+      other: await repo.find(w.ids.deviceB1),
+      list: await repo.list({ siteIds: null }, { limit: 100, offset: 0 }),
+    }));
+    expect(seen.own).toMatchObject({ id: w.ids.deviceA1, orgId: w.ids.orgA, agent: { deviceId: w.ids.deviceA1 } });
+    expect(seen.other).toBeNull();
+    expect(seen.list.rows.length).toBeGreaterThan(0);
+    expect(seen.list.rows.every((d) => d.orgId === w.ids.orgA)).toBe(true);
+    expect(await tx.run(orgA, () => repo.update(w.ids.deviceB1, { hostname: 'Hijacked' }))).toBe(0);
+    expect(await tx.run(orgA, () => repo.revokeAgents(w.ids.orgB, w.ids.deviceB1))).toBe(0);
+    await expect(tx.run(orgA, () => repo.insert({ orgId: w.ids.orgB, siteId: w.ids.siteB1, hostname: 'Planted', osType: null }))).rejects.toThrow(/row-level security/);
+    await expect(tx.run(orgA, () => repo.insertAgent({ id: randomUUID(), orgId: w.ids.orgB, deviceId: w.ids.deviceB1, tokenHash: 'f'.repeat(64) }))).rejects.toThrow(
+      /row-level security/,
+    );
+    const [row] = await ownerQuery<{ hostname: string; live_agents: string }>(
+      `SELECT d.hostname, (SELECT count(*) FROM agents a WHERE a.device_id = d.id AND a.revoked_at IS NULL) AS live_agents FROM devices d WHERE d.id = $1`,
+      [w.ids.deviceB1],
+    );
+    expect(row).toEqual({ hostname: w.f.devices![2].hostname, live_agents: '1' });
+    expect(await ownerQuery(`SELECT 1 FROM devices WHERE hostname = 'Planted'`)).toEqual([]);
+
+    const siteA1 = { ...orgA, siteIds: [w.ids.siteA1] };
+    expect(await tx.run(siteA1, () => repo.find(w.ids.deviceA2))).toBeNull();
+    expect(await tx.run(siteA1, () => repo.update(w.ids.deviceA2, { hostname: 'Hijacked' }))).toBe(0);
   });
 });

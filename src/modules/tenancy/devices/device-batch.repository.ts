@@ -1,8 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../infra/database/db.service';
-import type { DeviceRow } from './device.repository';
 
-export type DeviceRecord = Pick<DeviceRow, 'id' | 'org_id' | 'hostname' | 'os_type' | 'site_id' | 'status'>;
+/** A device as the importer's batches read and write it, by column name (jsonb_to_recordset). */
+export interface DeviceRecord {
+  id: string;
+  org_id: string;
+  hostname: string;
+  os_type: string | null;
+  site_id: string;
+  status: string;
+}
 
 /**
  * Devices written in bulk (the importer), through DeviceService, in the caller's transaction:

@@ -1,89 +1,106 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { pastTheEnd } from '../../../common/pagination.dto';
 import { Db } from '../../../infra/database/db.service';
+import { AgentEntity } from './agent.entity';
+import type { DeviceStatus } from './device.dto';
+import { DeviceEntity } from './device.entity';
 
-export interface DeviceRow {
-  id: string;
-  org_id: string;
-  site_id: string;
-  hostname: string;
-  os_type: string | null;
-  status: string;
-  agent_id: string | null;
-  enrolled_at: Date | null;
-  last_seen_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A device with its enrolled (not revoked) agent, absent when it has none. */
+export type DeviceWithAgent = DeviceEntity & { agent?: AgentEntity };
 
 export interface DeviceFilter {
   orgId?: string;
   siteId?: string;
-  status?: string;
+  status?: DeviceStatus;
   search?: string;
   /** null: every site. */
   siteIds: readonly string[] | null;
 }
 
-const SELECT_DEVICE = `
-  SELECT d.*, a.id AS agent_id, a.created_at AS enrolled_at, a.last_seen_at
-    FROM devices d
-    LEFT JOIN agents a ON a.org_id = d.org_id AND a.device_id = d.id AND a.revoked_at IS NULL`;
-
-const FILTER = `
-  ($1::uuid[] IS NULL OR d.site_id = ANY($1::uuid[])) AND ($2::uuid IS NULL OR d.org_id = $2)
-  AND ($3::uuid IS NULL OR d.site_id = $3) AND ($4::text IS NULL OR d.status = $4)
-  AND ($5::text IS NULL OR d.hostname ILIKE '%' || $5 || '%')`;
-
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
+function filtered(q: SelectQueryBuilder<DeviceEntity>, f: DeviceFilter): SelectQueryBuilder<DeviceEntity> {
+  if (f.siteIds) q.andWhere('d.site_id = ANY (CAST(:siteIds AS uuid[]))', { siteIds: [...f.siteIds] });
+  if (f.orgId) q.andWhere('d.org_id = :orgId', { orgId: f.orgId });
+  if (f.siteId) q.andWhere('d.site_id = :siteId', { siteId: f.siteId });
+  if (f.status) q.andWhere('d.status = :status', { status: f.status });
+  if (f.search !== undefined) q.andWhere('d.hostname ILIKE :search', { search: `%${likeEscape(f.search)}%` });
+  return q;
+}
+
+/**
+ * Devices and their agents' enrolment, through the request's transaction (Db.repo). Nothing here
+ * runs on an agent's route: agent authentication and ingest read devices and agents with their own
+ * SQL (principal.repository.ts, elevation-ingest.repository.ts).
+ */
 @Injectable()
 export class DeviceRepository {
   constructor(private readonly db: Db) {}
 
-  async list(f: DeviceFilter, page: { limit: number; offset: number }): Promise<{ rows: DeviceRow[]; total: number }> {
-    const params = [f.siteIds, f.orgId ?? null, f.siteId ?? null, f.status ?? null, f.search === undefined ? null : likeEscape(f.search)];
-    const [count] = await this.db.rows<{ total: string }>(`SELECT count(*) AS total FROM devices d WHERE ${FILTER}`, params);
-    const rows = await this.db.rows<DeviceRow>(`${SELECT_DEVICE} WHERE ${FILTER} ORDER BY d.org_id, lower(d.hostname), d.id LIMIT $6 OFFSET $7`, [
-      ...params,
-      page.limit,
-      page.offset,
-    ]);
-    return { rows, total: Number(count.total) };
+  private repo(): Promise<Repository<DeviceEntity>> {
+    return this.db.repo(DeviceEntity);
   }
 
-  find(id: string): Promise<DeviceRow | null> {
-    return this.db.one<DeviceRow>(`${SELECT_DEVICE} WHERE d.id = $1`, [id]);
+  private agents(): Promise<Repository<AgentEntity>> {
+    return this.db.repo(AgentEntity);
+  }
+
+  /** The device with its live agent: a join find-options cannot state (the agent is matched on the organization too, and only while not revoked). */
+  private async withAgent(): Promise<SelectQueryBuilder<DeviceEntity>> {
+    return (await this.repo())
+      .createQueryBuilder('d')
+      .leftJoinAndMapOne('d.agent', AgentEntity, 'a', 'a.org_id = d.org_id AND a.device_id = d.id AND a.revoked_at IS NULL');
+  }
+
+  /**
+   * A page and the total in one statement (query builder: the agent join, a window count and the
+   * case-insensitive order). A device has at most one live agent, so the join adds no rows.
+   */
+  async list(f: DeviceFilter, page: { limit: number; offset: number }): Promise<{ rows: DeviceWithAgent[]; total: number }> {
+    const q = filtered(await this.withAgent(), f)
+      .addSelect('count(*) OVER ()', 'total')
+      .orderBy('d.org_id')
+      .addOrderBy('lower(d.hostname)')
+      .addOrderBy('d.id')
+      .limit(page.limit)
+      .offset(pastTheEnd(page.offset));
+    const { entities, raw } = await q.getRawAndEntities<{ total: string }>();
+    if (entities.length) return { rows: entities, total: Number(raw[0].total) };
+    // A page past the end still reports how many there are.
+    return { rows: [], total: page.offset > 0 ? await filtered((await this.repo()).createQueryBuilder('d'), f).getCount() : 0 };
+  }
+
+  async find(id: string): Promise<DeviceWithAgent | null> {
+    return (await this.withAgent()).where('d.id = :id', { id }).getOne();
   }
 
   /** Locks the device row so concurrent enrollments of one device run one after the other. */
-  lock(id: string): Promise<{ id: string; org_id: string; site_id: string; status: string } | null> {
-    return this.db.one(`SELECT id, org_id, site_id, status FROM devices WHERE id = $1 FOR UPDATE`, [id]);
+  async lock(id: string): Promise<Pick<DeviceEntity, 'id' | 'orgId' | 'siteId' | 'status'> | null> {
+    return (await this.repo()).findOne({ select: { id: true, orgId: true, siteId: true, status: true }, where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  insert(d: { orgId: string; siteId: string; hostname: string; osType: string | null }): Promise<{ id: string } | null> {
-    return this.db.one<{ id: string }>(`INSERT INTO devices (org_id, site_id, hostname, os_type) VALUES ($1, $2, $3, $4) RETURNING id`, [
-      d.orgId,
-      d.siteId,
-      d.hostname,
-      d.osType,
-    ]);
+  /** The new row; its status is the column default, read back with the rest by the caller. */
+  async insert(d: { orgId: string; siteId: string; hostname: string; osType: string | null }): Promise<DeviceEntity> {
+    const repo = await this.repo();
+    const row = repo.create(d);
+    await repo.insert(row);
+    return row;
   }
 
-  /** `osType` undefined keeps it; null clears it. */
-  update(id: string, patch: { hostname?: string; siteId?: string; status?: string; osType?: string | null }): Promise<number> {
-    return this.db.exec(
-      `UPDATE devices SET hostname = coalesce($2, hostname), site_id = coalesce($3, site_id), status = coalesce($4, status),
-              os_type = CASE WHEN $5 THEN $6 ELSE os_type END, updated_at = now()
-        WHERE id = $1`,
-      [id, patch.hostname ?? null, patch.siteId ?? null, patch.status ?? null, patch.osType !== undefined, patch.osType ?? null],
-    );
+  /** Absent fields keep their value; `osType` null clears it; updated_at is set on every update. */
+  async update(id: string, patch: { hostname?: string; siteId?: string; status?: DeviceStatus; osType?: string | null }): Promise<number> {
+    const { affected } = await (await this.repo()).update({ id }, { hostname: patch.hostname, siteId: patch.siteId, status: patch.status, osType: patch.osType });
+    return affected ?? 0;
   }
 
-  revokeAgents(orgId: string, deviceId: string): Promise<number> {
-    return this.db.exec(`UPDATE agents SET revoked_at = now() WHERE org_id = $1 AND device_id = $2 AND revoked_at IS NULL`, [orgId, deviceId]);
+  async revokeAgents(orgId: string, deviceId: string): Promise<number> {
+    const { affected } = await (await this.agents()).update({ orgId, deviceId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    return affected ?? 0;
   }
 
-  insertAgent(a: { id: string; orgId: string; deviceId: string; tokenHash: string }): Promise<number> {
-    return this.db.exec(`INSERT INTO agents (id, org_id, device_id, token_hash) VALUES ($1, $2, $3, $4)`, [a.id, a.orgId, a.deviceId, a.tokenHash]);
+  async insertAgent(a: { id: string; orgId: string; deviceId: string; tokenHash: string }): Promise<void> {
+    const repo = await this.agents();
+    await repo.insert(repo.create(a));
   }
 }

@@ -8,24 +8,24 @@ import { requireOrg, requireSite } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
 import { TenancyErrors } from '../tenancy.errors';
 import type { CreateDeviceDto, DeviceDto, DeviceEnrollmentDto, DeviceListDto, DeviceResponseDto, ListDevicesQueryDto, UpdateDeviceDto } from './device.dto';
-import { DeviceRepository, DeviceRow } from './device.repository';
+import { DeviceRepository, type DeviceWithAgent } from './device.repository';
 import { DeviceBatchRepository, type DeviceRecord } from './device-batch.repository';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function toDto(r: DeviceRow): DeviceDto {
+function toDto(r: DeviceWithAgent): DeviceDto {
   return {
     id: r.id,
-    orgId: r.org_id,
-    siteId: r.site_id,
+    orgId: r.orgId,
+    siteId: r.siteId,
     hostname: r.hostname,
-    osType: r.os_type,
+    osType: r.osType,
     status: r.status,
-    agentId: r.agent_id,
-    enrolledAt: iso(r.enrolled_at),
-    lastSeenAt: iso(r.last_seen_at),
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
+    agentId: r.agent?.id ?? null,
+    enrolledAt: iso(r.agent?.createdAt ?? null),
+    lastSeenAt: iso(r.agent?.lastSeenAt ?? null),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   };
 }
 
@@ -56,7 +56,7 @@ export class DeviceService {
 
   async get(principal: Principal, id: string): Promise<DeviceResponseDto> {
     const row = await this.repo.find(id);
-    if (!row || !canAccessSite(principal, row.site_id)) throw TenancyErrors.deviceNotFound();
+    if (!row || !canAccessSite(principal, row.siteId)) throw TenancyErrors.deviceNotFound();
     return { success: true, device: toDto(row) };
   }
 
@@ -69,27 +69,27 @@ export class DeviceService {
       action: 'device.create',
       orgId: site.orgId,
       resourceType: 'device',
-      resourceId: row!.id,
+      resourceId: row.id,
       details: { hostname: dto.hostname, siteId: site.id },
     });
-    return this.get(principal, row!.id);
+    return this.get(principal, row.id);
   }
 
   async update(principal: Principal, id: string, dto: UpdateDeviceDto): Promise<DeviceResponseDto> {
     const device = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.find(id));
     if (!device) throw TenancyErrors.deviceNotFound();
-    requireSite(principal, device.site_id);
+    requireSite(principal, device.siteId);
     if (dto.siteId !== undefined) {
       const site = await this.sites.find(dto.siteId);
-      if (!site || site.orgId !== device.org_id) throw TenancyErrors.siteNotFound();
+      if (!site || site.orgId !== device.orgId) throw TenancyErrors.siteNotFound();
       requireSite(principal, site.id);
     }
     await this.repo.update(id, dto);
     // A decommissioned device must not keep a working agent credential.
-    const agentsRevoked = dto.status === 'decommissioned' ? await this.repo.revokeAgents(device.org_id, id) : 0;
+    const agentsRevoked = dto.status === 'decommissioned' ? await this.repo.revokeAgents(device.orgId, id) : 0;
     await this.audit.record({
       action: 'device.update',
-      orgId: device.org_id,
+      orgId: device.orgId,
       resourceType: 'device',
       resourceId: id,
       details: { changed: Object.keys(dto), ...(dto.status ? { status: dto.status } : {}), ...(agentsRevoked ? { agentsRevoked } : {}) },
@@ -100,13 +100,13 @@ export class DeviceService {
   async enroll(principal: Principal, id: string): Promise<DeviceEnrollmentDto> {
     const device = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.lock(id));
     if (!device) throw TenancyErrors.deviceNotFound();
-    requireSite(principal, device.site_id);
+    requireSite(principal, device.siteId);
     if (device.status === 'decommissioned') throw TenancyErrors.deviceDecommissioned();
-    const revoked = await this.repo.revokeAgents(device.org_id, id);
+    const revoked = await this.repo.revokeAgents(device.orgId, id);
     const agentId = randomUUID();
     const agentToken = `agt_${randomToken(32)}`;
-    await this.repo.insertAgent({ id: agentId, orgId: device.org_id, deviceId: id, tokenHash: tokenHash(agentToken) });
-    await this.audit.record({ action: 'device.enroll', orgId: device.org_id, resourceType: 'device', resourceId: id, details: { agentId, previousAgentsRevoked: revoked } });
+    await this.repo.insertAgent({ id: agentId, orgId: device.orgId, deviceId: id, tokenHash: tokenHash(agentToken) });
+    await this.audit.record({ action: 'device.enroll', orgId: device.orgId, resourceType: 'device', resourceId: id, details: { agentId, previousAgentsRevoked: revoked } });
     return { success: true, agentId, agentToken };
   }
 
