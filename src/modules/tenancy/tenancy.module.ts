@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { DeviceGroupController } from './device-groups/device-group.controller';
+import { DeviceGroupMemberEntity } from './device-groups/device-group-member.entity';
+import { DeviceGroupEntity } from './device-groups/device-group.entity';
 import { DeviceGroupRepository } from './device-groups/device-group.repository';
 import { DeviceGroupService } from './device-groups/device-group.service';
 import { DynamicDeviceGroupRepository } from './device-groups/dynamic-device-group.repository';
@@ -38,7 +40,7 @@ import { UserRepository } from './users/user.repository';
 import { UserService } from './users/user.service';
 
 @Module({
-  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity])],
+  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity])],
   controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,

@@ -1,4 +1,6 @@
 import { ownerQuery } from '../../support/test-app';
+import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { DeviceGroupRepository } from '../../../src/modules/tenancy/device-groups/device-group.repository';
 import { expectError, startTenancyWorld, TenancyWorld } from './tenancy-e2e.util';
 
 describe('device groups administration', () => {
@@ -91,5 +93,37 @@ describe('device groups administration', () => {
     expectError(await w.as.adminA.delete(`/device-groups/${w.ids.groupA1}/members/not-a-uuid`), 400, 'invalid_id');
     expectError(await w.as.adminA.raw('patch', `/device-groups/${w.ids.groupA1}`, '{"name":'), 400, 'invalid_json');
     expectError(await w.as.adminA.post('/device-groups', { name: 'Workstations' }), 409, 'name_taken');
+  });
+
+  it("gives the entity repository the request's transaction: another organization's groups and members stay hidden and unwritable", async () => {
+    const tx = w.t.app.get(TenantTransaction);
+    const repo = w.t.app.get(DeviceGroupRepository);
+    const orgB = { scope: 'organization' as const, orgIds: [w.ids.orgB], partnerIds: [], userId: w.ids.adminB };
+    const seen = await tx.run(orgB, async () => ({ group: await repo.find(w.ids.groupA1, null), list: await repo.list({ siteIds: null }) }));
+    expect(seen.group).toBeNull();
+    expect(seen.list.filter((g) => g.orgId !== w.ids.orgB)).toEqual([]);
+    expect(await tx.run(orgB, () => repo.update(w.ids.groupA1, { name: 'Hijacked' }))).toBe(0);
+    expect(await tx.run(orgB, () => repo.removeMember(w.ids.orgA, w.ids.groupA1, w.ids.deviceA1))).toBe(0);
+    expect(await tx.run(orgB, () => repo.delete(w.ids.groupA1))).toBe(0);
+    await expect(tx.run(orgB, () => repo.insert({ orgId: w.ids.orgA, siteId: null, name: 'Planted' }))).rejects.toThrow(/row-level security/);
+    await expect(tx.run(orgB, () => repo.addMembers(w.ids.orgA, w.ids.groupA1, [w.ids.deviceA2]))).rejects.toThrow(/row-level security/);
+    const members = await ownerQuery<{ device_id: string }>(`SELECT device_id FROM device_group_members WHERE group_id = $1`, [w.ids.groupA1]);
+    expect(members.map((m) => m.device_id)).toEqual([w.ids.deviceA1]);
+    expect(await ownerQuery(`SELECT 1 FROM device_groups WHERE id = $1 AND name = 'Workstations'`, [w.ids.groupA1])).toHaveLength(1);
+    expect(await ownerQuery(`SELECT 1 FROM device_groups WHERE org_id = $1 AND name = 'Planted'`, [w.ids.orgA])).toEqual([]);
+  });
+
+  it('shows a site-restricted caller only the members of their sites through the entity repository', async () => {
+    const tx = w.t.app.get(TenantTransaction);
+    const repo = w.t.app.get(DeviceGroupRepository);
+    const orgA = { scope: 'organization' as const, orgIds: [w.ids.orgA], partnerIds: [], userId: w.ids.adminA };
+    const group = await tx.run(orgA, async () => {
+      const id = await repo.insert({ orgId: w.ids.orgA, siteId: null, name: 'Both sites' });
+      expect(await repo.addMembers(w.ids.orgA, id, [w.ids.deviceA1, w.ids.deviceA2])).toBe(2);
+      expect(await repo.addMembers(w.ids.orgA, id, [w.ids.deviceA1])).toBe(0);
+      return id;
+    });
+    expect((await tx.run(orgA, () => repo.find(group, null)))?.deviceIds).toEqual([w.ids.deviceA1, w.ids.deviceA2].sort());
+    expect((await tx.run(orgA, () => repo.find(group, [w.ids.siteA1])))?.deviceIds).toEqual([w.ids.deviceA1]);
   });
 });

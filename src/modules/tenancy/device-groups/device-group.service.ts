@@ -16,11 +16,11 @@ import type {
   ListDeviceGroupsQueryDto,
   UpdateDeviceGroupDto,
 } from './device-group.dto';
-import { DeviceGroupRepository, DeviceGroupRow } from './device-group.repository';
+import { DeviceGroupRepository, type DeviceGroupWithMembers } from './device-group.repository';
 import { DynamicDeviceGroupRepository, type DynamicGroupRecord, type DynamicGroupWrite } from './dynamic-device-group.repository';
 
-function toDto(r: DeviceGroupRow): DeviceGroupDto {
-  return { id: r.id, orgId: r.org_id, siteId: r.site_id, name: r.name, deviceIds: r.device_ids, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() };
+function toDto(r: DeviceGroupWithMembers): DeviceGroupDto {
+  return { id: r.id, orgId: r.orgId, siteId: r.siteId, name: r.name, deviceIds: r.deviceIds, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() };
 }
 
 /**
@@ -54,62 +54,62 @@ export class DeviceGroupService {
     const orgId = targetOrg(principal, dto.orgId);
     if (dto.siteId) await this.requireSiteInOrg(orgId, dto.siteId);
     requireSite(principal, dto.siteId ?? null);
-    const row = await mapViolations(() => this.repo.insert({ orgId, siteId: dto.siteId ?? null, name: dto.name }), {
+    const id = await mapViolations(() => this.repo.insert({ orgId, siteId: dto.siteId ?? null, name: dto.name }), {
       unique: () => TenancyErrors.nameTaken('device group'),
     });
-    await this.audit.record({ action: 'device_group.create', orgId, resourceType: 'device_group', resourceId: row!.id, details: { name: dto.name, siteId: dto.siteId ?? null } });
-    return this.response(principal, row!.id);
+    await this.audit.record({ action: 'device_group.create', orgId, resourceType: 'device_group', resourceId: id, details: { name: dto.name, siteId: dto.siteId ?? null } });
+    return this.response(principal, id);
   }
 
   async update(principal: Principal, id: string, dto: UpdateDeviceGroupDto): Promise<DeviceGroupResponseDto> {
     const group = await this.writable(principal, id);
     if (dto.siteId !== undefined) {
-      if (dto.siteId !== null) await this.requireSiteInOrg(group.org_id, dto.siteId);
+      if (dto.siteId !== null) await this.requireSiteInOrg(group.orgId, dto.siteId);
       requireSite(principal, dto.siteId);
     }
     await mapViolations(() => this.repo.update(id, dto), { unique: () => TenancyErrors.nameTaken('device group') });
-    await this.audit.record({ action: 'device_group.update', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { changed: Object.keys(dto) } });
+    await this.audit.record({ action: 'device_group.update', orgId: group.orgId, resourceType: 'device_group', resourceId: id, details: { changed: Object.keys(dto) } });
     return this.response(principal, id);
   }
 
   async delete(principal: Principal, id: string): Promise<SuccessDto> {
     const group = await this.writable(principal, id);
     await this.repo.delete(id);
-    await this.audit.record({ action: 'device_group.delete', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { name: group.name } });
+    await this.audit.record({ action: 'device_group.delete', orgId: group.orgId, resourceType: 'device_group', resourceId: id, details: { name: group.name } });
     return { success: true };
   }
 
   async addMembers(principal: Principal, id: string, dto: AddGroupMembersDto): Promise<DeviceGroupResponseDto> {
     const group = await this.writable(principal, id);
-    const devices = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.devicesInOrg(group.org_id, dto.deviceIds));
+    const devices = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.devicesInOrg(group.orgId, dto.deviceIds));
     if (devices.length !== dto.deviceIds.length) throw TenancyErrors.deviceNotFound();
-    for (const d of devices) requireSite(principal, d.site_id);
-    const added = await this.repo.addMembers(group.org_id, id, dto.deviceIds);
-    await this.audit.record({ action: 'device_group.members.add', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { deviceIds: dto.deviceIds, added } });
+    for (const d of devices) requireSite(principal, d.siteId);
+    const added = await this.repo.addMembers(group.orgId, id, dto.deviceIds);
+    await this.audit.record({ action: 'device_group.members.add', orgId: group.orgId, resourceType: 'device_group', resourceId: id, details: { deviceIds: dto.deviceIds, added } });
     return this.response(principal, id);
   }
 
   async removeMember(principal: Principal, id: string, deviceId: string): Promise<DeviceGroupResponseDto> {
     const group = await this.writable(principal, id);
-    const [device] = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.devicesInOrg(group.org_id, [deviceId]));
+    const [device] = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.devicesInOrg(group.orgId, [deviceId]));
     if (!device) throw TenancyErrors.deviceNotFound();
-    requireSite(principal, device.site_id);
-    if ((await this.repo.removeMember(group.org_id, id, deviceId)) === 0) throw TenancyErrors.groupMemberNotFound();
-    await this.audit.record({ action: 'device_group.members.remove', orgId: group.org_id, resourceType: 'device_group', resourceId: id, details: { deviceId } });
+    requireSite(principal, device.siteId);
+    if ((await this.repo.removeMember(group.orgId, id, deviceId)) === 0) throw TenancyErrors.groupMemberNotFound();
+    await this.audit.record({ action: 'device_group.members.remove', orgId: group.orgId, resourceType: 'device_group', resourceId: id, details: { deviceId } });
     return this.response(principal, id);
   }
 
   /** A group outside the caller's sites (organization-wide ones included) reads as not found. */
   private async response(principal: Principal, id: string): Promise<DeviceGroupResponseDto> {
     const row = await this.repo.find(id, principal.allowedSiteIds);
-    if (!row || !canAccessSite(principal, row.site_id)) throw TenancyErrors.deviceGroupNotFound();
+    if (!row || !canAccessSite(principal, row.siteId)) throw TenancyErrors.deviceGroupNotFound();
     return { success: true, deviceGroup: toDto(row) };
   }
 
-  private async writable(principal: Principal, id: string): Promise<DeviceGroupRow> {
+  private async writable(principal: Principal, id: string): Promise<DeviceGroupWithMembers> {
     const row = await this.tx.withAllSites(ANOTHER_SITE, () => this.repo.find(id, null));
     if (!row) throw TenancyErrors.deviceGroupNotFound();
-    requireSite(principal, row.site_id);
+    requireSite(principal, row.siteId);
     return row;
   }
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { QueryDeepPartialEntity, Repository } from 'typeorm';
 import { Db } from '../../../infra/database/db.service';
+import { DeviceGroupEntity } from './device-group.entity';
 
 export interface DynamicGroupRecord {
   id: string;
@@ -17,40 +19,41 @@ export interface DynamicGroupWrite {
 }
 
 /**
- * The writes of dynamic device groups (kind 'dynamic', members computed from their filter by a
- * trigger), for the policies module's dynamic groups and the importer. Device groups belong to
- * tenancy, which alone writes them.
+ * The writes of dynamic device groups (kind 'dynamic', members computed from their filter by the
+ * database's triggers in the same statement), for the policies module's dynamic groups and the
+ * importer. Device groups belong to tenancy, which alone writes them.
  */
 @Injectable()
 export class DynamicDeviceGroupRepository {
   constructor(private readonly db: Db) {}
 
-  /** Every group (static and dynamic) of these organizations. */
+  private repo(): Promise<Repository<DeviceGroupEntity>> {
+    return this.db.repo(DeviceGroupEntity);
+  }
+
+  /**
+   * Every group (static and dynamic) of these organizations, as the column-named records the
+   * importer and the policies module compare and copy (as the importer's batch repositories keep
+   * theirs); one set-based statement for a whole import.
+   */
   ofOrgs(orgIds: string[]): Promise<DynamicGroupRecord[]> {
     return this.db.rows(`SELECT id, org_id, site_id, name, kind, filter FROM device_groups WHERE org_id = ANY ($1::uuid[])`, [orgIds]);
   }
 
   /** Inserting the row runs the membership recompute trigger in the same transaction. */
-  insert(id: string, orgId: string, g: DynamicGroupWrite): Promise<{ id: string } | null> {
-    return this.db.one<{ id: string }>(`INSERT INTO device_groups (id, org_id, site_id, name, kind, filter) VALUES ($1, $2, $3, $4, 'dynamic', $5::jsonb) RETURNING id`, [
-      id,
-      orgId,
-      g.siteId,
-      g.name,
-      JSON.stringify(g.filter),
-    ]);
+  async insert(id: string, orgId: string, g: DynamicGroupWrite): Promise<{ id: string }> {
+    // The filter is jsonb of a shape the caller checked; TypeORM's partial types cannot describe `unknown` values.
+    await (await this.repo()).insert({ id, orgId, siteId: g.siteId, name: g.name, kind: 'dynamic', filter: g.filter } as QueryDeepPartialEntity<DeviceGroupEntity>);
+    return { id };
   }
 
-  update(id: string, g: DynamicGroupWrite): Promise<number> {
-    return this.db.exec(`UPDATE device_groups SET site_id = $2, name = $3, filter = $4::jsonb, updated_at = now() WHERE id = $1 AND kind = 'dynamic'`, [
-      id,
-      g.siteId,
-      g.name,
-      JSON.stringify(g.filter),
-    ]);
+  /** A changed filter or site recomputes the members (trigger); a static group is left alone. */
+  async update(id: string, g: DynamicGroupWrite): Promise<number> {
+    const values = { siteId: g.siteId, name: g.name, filter: g.filter } as QueryDeepPartialEntity<DeviceGroupEntity>;
+    return (await (await this.repo()).update({ id, kind: 'dynamic' }, values)).affected ?? 0;
   }
 
-  delete(id: string): Promise<number> {
-    return this.db.exec(`DELETE FROM device_groups WHERE id = $1 AND kind = 'dynamic'`, [id]);
+  async delete(id: string): Promise<number> {
+    return (await (await this.repo()).delete({ id, kind: 'dynamic' })).affected ?? 0;
   }
 }

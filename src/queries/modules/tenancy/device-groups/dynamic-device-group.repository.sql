@@ -2,12 +2,3 @@
 
 -- DynamicDeviceGroupRepository.ofOrgs
 SELECT id, org_id, site_id, name, kind, filter FROM device_groups WHERE org_id = ANY ($1::uuid[]);
-
--- DynamicDeviceGroupRepository.insert
-INSERT INTO device_groups (id, org_id, site_id, name, kind, filter) VALUES ($1, $2, $3, $4, 'dynamic', $5::jsonb) RETURNING id;
-
--- DynamicDeviceGroupRepository.update
-UPDATE device_groups SET site_id = $2, name = $3, filter = $4::jsonb, updated_at = now() WHERE id = $1 AND kind = 'dynamic';
-
--- DynamicDeviceGroupRepository.delete
-DELETE FROM device_groups WHERE id = $1 AND kind = 'dynamic';
