@@ -13,6 +13,7 @@ import { DeviceController } from './devices/device.controller';
 import { DeviceEntity } from './devices/device.entity';
 import { DeviceRepository } from './devices/device.repository';
 import { DeviceService } from './devices/device.service';
+import { PartnerEntity } from './partners/partner.entity';
 import { PartnerRepository } from './partners/partner.repository';
 import { PartnerService } from './partners/partner.service';
 import { OrganizationBatchRepository } from './organizations/organization-batch.repository';
@@ -40,7 +41,7 @@ import { UserRepository } from './users/user.repository';
 import { UserService } from './users/user.service';
 
 @Module({
-  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity])],
+  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity, PartnerEntity])],
   controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,

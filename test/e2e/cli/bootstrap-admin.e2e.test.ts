@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { bootstrapAdmin, BootstrapError } from '../../../src/cli/bootstrap-admin';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
+import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { PartnerRepository } from '../../../src/modules/tenancy/partners/partner.repository';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 
 /**
@@ -106,5 +108,15 @@ describe('bootstrapping the first partner administrator', () => {
     expect(await ownerQuery(`SELECT 1 FROM users WHERE email = $1`, [ok.email])).toEqual([]);
     const edge = await bootstrapAdmin(t.app, { ...ok, partner: 'p'.repeat(255 - run.length) + run, linkHours: 168 });
     expect(edge.expiresAt.getTime() - Date.now()).toBeGreaterThan(167 * 3600_000);
+  });
+
+  it("writes the partner through the caller's transaction: active by default in system context, refused by row-level security in a partner's", async () => {
+    const tx = t.app.get(TenantTransaction);
+    const repo = t.app.get(PartnerRepository);
+    const created = await tx.withSystemContext('the test creates a partner as the bootstrap command does', () => repo.insert(`Entity MSP ${run}`));
+    expect(await ownerQuery(`SELECT name, status FROM partners WHERE id = $1`, [created])).toEqual([{ name: `Entity MSP ${run}`, status: 'active' }]);
+    const asPartner = { scope: 'partner' as const, orgIds: [], partnerIds: [created], userId: null, partnerWide: true };
+    await expect(tx.run(asPartner, () => repo.insert(`Planted MSP ${run}`))).rejects.toThrow(/row-level security/);
+    expect(await ownerQuery(`SELECT 1 FROM partners WHERE name = $1`, [`Planted MSP ${run}`])).toEqual([]);
   });
 });

@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../infra/database/db.service';
+import { PartnerEntity } from './partner.entity';
 
+/** Partners, through the caller's transaction (Db.repo). */
 @Injectable()
 export class PartnerRepository {
   constructor(private readonly db: Db) {}
 
+  /** The new partner's id; its status is the column default (active). */
   async insert(name: string): Promise<string> {
-    const row = await this.db.one<{ id: string }>(`INSERT INTO partners (name) VALUES ($1) RETURNING id`, [name]);
-    return row!.id;
+    const { identifiers } = await (await this.db.repo(PartnerEntity)).insert({ name });
+    return (identifiers[0] as { id: string }).id;
   }
 }
