@@ -127,4 +127,23 @@ describe('attack: learning which emails have accounts in other tenants through u
     expect(await ownerQuery(`SELECT 1 FROM membership_invitations WHERE id = $1`, [declining.id])).toEqual([]);
     expect(await ownerQuery(`SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [w.ids.orgA, other.ids.adminA])).toEqual([]);
   });
+
+  it('lets the invitee accept a technician invitation, joining with the organizations and sites it names', async () => {
+    const techBody = { email: third.emails.readerA, name: 'Label', roleId: w.ids.techRole, orgAccess: 'selected', orgIds: [w.ids.orgA], siteIds: [w.ids.siteA1] };
+    const created = await w.as.tech.post('/partner-memberships', techBody).expect(201);
+    expect(await ownerQuery(`SELECT 1 FROM partner_memberships WHERE user_id = $1`, [third.ids.readerA])).toEqual([]);
+    const invitee = await w.session(third.ids.readerA);
+    const invitation = (await invitee.get('/invitations').expect(200)).body.invitations.find((i: { partnerId: string | null }) => i.partnerId === w.ids.partner);
+    expect(invitation).toMatchObject({ orgId: null, organizationName: null, partnerId: w.ids.partner, partnerName: expect.any(String) });
+    await invitee.post(`/invitations/${invitation.id}/accept`).expect(200);
+    expect(await ownerQuery(`SELECT partner_id, role_id, org_access, site_restricted FROM partner_memberships WHERE user_id = $1`, [third.ids.readerA])).toEqual([
+      { partner_id: w.ids.partner, role_id: w.ids.techRole, org_access: 'selected', site_restricted: true },
+    ]);
+    expect(await ownerQuery(`SELECT org_id FROM partner_membership_orgs WHERE user_id = $1`, [third.ids.readerA])).toEqual([{ org_id: w.ids.orgA }]);
+    expect(await ownerQuery(`SELECT org_id, site_id FROM partner_membership_sites WHERE user_id = $1`, [third.ids.readerA])).toEqual([{ org_id: w.ids.orgA, site_id: w.ids.siteA1 }]);
+    expect(await ownerQuery(`SELECT 1 FROM membership_invitations WHERE id = $1`, [invitation.id])).toEqual([]);
+    const seen = await w.as.tech.get(`/users/${created.body.user.id}`).expect(200);
+    expect(seen.body.user.partnerMembership).toMatchObject({ partnerId: w.ids.partner, orgAccess: 'selected', orgIds: [w.ids.orgA], siteIds: [w.ids.siteA1] });
+    expectError(await invitee.post(`/invitations/${invitation.id}/accept`), 404, 'not_found');
+  });
 });

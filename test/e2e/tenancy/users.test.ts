@@ -1,4 +1,13 @@
 import request from 'supertest';
+import { Db } from '../../../src/infra/database/db.service';
+import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import type { TenantScope } from '../../../src/infra/database/tenant-scope';
+import { AccountProvisioningRepository } from '../../../src/modules/tenancy/users/account-provisioning.repository';
+import { MembershipInvitationEntity } from '../../../src/modules/tenancy/users/membership-invitation.entity';
+import { OrganizationMembershipEntity } from '../../../src/modules/tenancy/users/organization-membership.entity';
+import { UserCredentialRepository } from '../../../src/modules/tenancy/users/user-credential.repository';
+import { UserEntity } from '../../../src/modules/tenancy/users/user.entity';
+import { UserRepository } from '../../../src/modules/tenancy/users/user.repository';
 import { PASSWORD, uniq } from '../../factories/tenant.factory';
 import { ownerQuery } from '../../support/test-app';
 import { Caller, expectError, startTenancyWorld, TenancyWorld } from './tenancy-e2e.util';
@@ -214,5 +223,78 @@ describe('users and memberships administration', () => {
     expectError(await w.as.adminA.raw('post', '/users', '{"email"'), 400, 'invalid_json');
     expectError(await w.as.adminA.get('/users/42'), 400, 'invalid_id');
     expectError(await w.as.adminA.delete(`/users/${w.ids.readerA}/memberships/nope`), 400, 'invalid_id');
+  });
+
+  describe('entity repositories on the request transaction', () => {
+    const adminAScope = (): TenantScope => ({ scope: 'organization', orgIds: [w.ids.orgA], partnerIds: [], userId: w.ids.adminA, partnerWide: false, siteIds: null });
+    const get = <T>(type: new (...args: never[]) => T): T => w.t.app.get(type, { strict: false });
+
+    it("reads a user of the caller's organization without its credentials, and neither sees nor changes another tenant's user", async () => {
+      const tx = get(TenantTransaction);
+      const db = get(Db);
+      const users = get(UserRepository);
+      const [before] = await ownerQuery(`SELECT email, name, password_hash, totp_pending_secret, updated_at FROM users WHERE id = $1`, [w.ids.adminB]);
+      const seen = await tx.run(adminAScope(), async () => ({
+        own: await (await db.repo(UserEntity)).findOneBy({ id: w.ids.readerA }),
+        visible: await users.isVisibleIdentity(w.ids.readerA),
+        other: await users.isVisibleIdentity(w.ids.adminB),
+      }));
+      expect(seen.own).toMatchObject({ id: w.ids.readerA, status: 'active' });
+      // readerA has a password: a credential column read would hold its hash, not undefined.
+      expect(Object.entries(seen.own!).filter(([k, v]) => /password|totp/i.test(k) && v !== undefined)).toEqual([]);
+      expect({ visible: seen.visible, other: seen.other }).toEqual({ visible: true, other: false });
+
+      expect(await tx.run(adminAScope(), () => get(AccountProvisioningRepository).updateProfile(w.ids.adminB, `hijacked-${uniq('h')}@example.com`, 'Hijacked'))).toBe(0);
+      await tx.run(adminAScope(), async () => {
+        await get(UserCredentialRepository).setPassword(w.ids.adminB, 'not-a-hash');
+        await get(UserCredentialRepository).setPendingTotp(w.ids.adminB, 'not-a-seed');
+      });
+      const [after] = await ownerQuery(`SELECT email, name, password_hash, totp_pending_secret, updated_at FROM users WHERE id = $1`, [w.ids.adminB]);
+      expect(after).toEqual(before);
+    });
+
+    it("writes memberships through the entities only within the caller's reach: another organization's membership stays hidden, unchanged and closed to inserts", async () => {
+      const tx = get(TenantTransaction);
+      const db = get(Db);
+      const users = get(UserRepository);
+      const accounts = get(AccountProvisioningRepository);
+      const membershipOf = (orgId: string, userId: string) => ownerQuery(`SELECT role_id, site_restricted, suspended_at FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [orgId, userId]);
+      const before = await membershipOf(w.ids.orgB, w.ids.adminB);
+      const seen = await tx.run(adminAScope(), async () => (await db.repo(OrganizationMembershipEntity)).findBy({ userId: w.ids.adminB }));
+      expect(seen).toEqual([]);
+      expect(await tx.run(adminAScope(), () => users.deleteMembership(w.ids.orgB, w.ids.adminB))).toBe(0);
+      expect(await tx.run(adminAScope(), () => accounts.suspend({ orgId: w.ids.orgB, partnerId: null }, w.ids.adminB))).toBe(0);
+      expect(await tx.run(adminAScope(), () => accounts.setOrgRole(w.ids.orgB, w.ids.adminB, w.ids.readerRoleB, true))).toBe(0);
+      await tx.run(adminAScope(), () => users.updateMembership(w.ids.orgB, w.ids.adminB, { roleId: w.ids.readerRoleB, siteIds: null }));
+      await expect(tx.run(adminAScope(), () => users.insertMembership({ orgId: w.ids.orgB, userId: w.ids.readerA, roleId: w.ids.readerRoleB, siteIds: null }))).rejects.toThrow(
+        /row-level security/,
+      );
+      expect(await membershipOf(w.ids.orgB, w.ids.adminB)).toEqual(before);
+      expect(await membershipOf(w.ids.orgB, w.ids.readerA)).toEqual([]);
+    });
+
+    it("writes invitations through the entity only within the caller's reach: another organization's invitation stays hidden, unchanged and closed to inserts", async () => {
+      const tx = get(TenantTransaction);
+      const db = get(Db);
+      const users = get(UserRepository);
+      const [invitation] = await ownerQuery<{ id: string }>(
+        `INSERT INTO membership_invitations (org_id, user_id, role_id, email, name) VALUES ($1, $2, $3, 'invited@example.com', 'Invited') RETURNING id`,
+        [w.ids.orgB, w.ids.readerA, w.ids.readerRoleB],
+      );
+      try {
+        const seen = await tx.run(adminAScope(), async () => (await db.repo(MembershipInvitationEntity)).findOneBy({ id: invitation.id }));
+        expect(seen).toBeNull();
+        expect(await tx.run(adminAScope(), () => users.updateOrgInvitation(w.ids.orgB, w.ids.readerA, { roleId: w.ids.readerRoleA, siteIds: null }))).toBe(0);
+        expect(await tx.run(adminAScope(), () => users.deleteOrgInvitation(w.ids.orgB, w.ids.readerA))).toBe(0);
+        await expect(
+          tx.run(adminAScope(), () =>
+            users.insertOrgInvitation({ orgId: w.ids.orgB, userId: w.ids.siteA1User, roleId: w.ids.readerRoleB, siteIds: null, email: 'x@example.com', name: 'X', invitedBy: w.ids.adminA }),
+          ),
+        ).rejects.toThrow(/row-level security/);
+        expect(await ownerQuery(`SELECT role_id FROM membership_invitations WHERE org_id = $1`, [w.ids.orgB])).toEqual([{ role_id: w.ids.readerRoleB }]);
+      } finally {
+        await ownerQuery(`DELETE FROM membership_invitations WHERE id = $1`, [invitation.id]);
+      }
+    });
   });
 });

@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull, Not } from 'typeorm';
 import { Db } from '../../../infra/database/db.service';
+import { OrganizationMembershipEntity, OrganizationMembershipSiteEntity } from './organization-membership.entity';
+import { PartnerMembershipEntity } from './partner-membership.entity';
+import { UserEntity } from './user.entity';
 
 /** Where a provisioned membership lives: an organization, or (orgId null) a partner. */
 export interface MembershipScope {
@@ -14,59 +18,85 @@ export class AccountProvisioningRepository {
 
   /** A new account, or null when the address is taken (by an account this tenant may not see). */
   async createUser(email: string, name: string): Promise<string | null> {
-    const row = await this.db.one<{ id: string }>(`INSERT INTO users (email, name) VALUES ($1, $2) ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`, [email, name]);
-    return row?.id ?? null;
+    const users = await this.db.repo(UserEntity);
+    // The only unique key a new row can meet is lower(email): its id is generated.
+    const { raw } = await users.createQueryBuilder().insert().values({ email, name }).orIgnore().returning('id').execute();
+    return (raw as { id: string }[])[0]?.id ?? null;
   }
 
   /** An active account without a password (its holder sets one through a reset link). */
   async createActiveUser(email: string, name: string): Promise<string> {
-    const row = await this.db.one<{ id: string }>(`INSERT INTO users (email, name, status) VALUES ($1, $2, 'active') RETURNING id`, [email, name]);
-    return row!.id;
+    const users = await this.db.repo(UserEntity);
+    const user = users.create({ email, name, status: 'active' });
+    await users.insert(user);
+    return user.id;
   }
 
   async addPartnerMember(partnerId: string, userId: string, roleId: string): Promise<void> {
-    await this.db.exec(`INSERT INTO partner_memberships (partner_id, user_id, role_id, org_access, site_restricted) VALUES ($1, $2, $3, 'all', false)`, [partnerId, userId, roleId]);
+    await (await this.db.repo(PartnerMembershipEntity)).insert({ partnerId, userId, roleId, orgAccess: 'all', siteRestricted: false });
   }
 
-  updateProfile(userId: string, email: string, name: string): Promise<number> {
-    return this.db.exec(`UPDATE users SET email = $2, name = $3, updated_at = now() WHERE id = $1 AND (email IS DISTINCT FROM $2 OR name IS DISTINCT FROM $3)`, [userId, email, name]);
-  }
-
-  addOrgMember(orgId: string, userId: string, roleId: string): Promise<number> {
-    return this.db.exec(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [orgId, userId, roleId]);
-  }
-
-  reactivate(scope: MembershipScope, userId: string): Promise<number> {
-    return scope.orgId
-      ? this.db.exec(`UPDATE organization_memberships SET suspended_at = NULL WHERE org_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [scope.orgId, userId])
-      : this.db.exec(`UPDATE partner_memberships SET suspended_at = NULL WHERE partner_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [scope.partnerId, userId]);
-  }
-
-  suspend(scope: MembershipScope, userId: string): Promise<number> {
-    return scope.orgId
-      ? this.db.exec(`UPDATE organization_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE org_id = $1 AND user_id = $2`, [scope.orgId, userId])
-      : this.db.exec(`UPDATE partner_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE partner_id = $1 AND user_id = $2`, [scope.partnerId, userId]);
-  }
-
-  setPartnerRole(partnerId: string, userId: string, roleId: string): Promise<number> {
-    return this.db.exec(`UPDATE partner_memberships SET role_id = $3 WHERE partner_id = $1 AND user_id = $2 AND role_id <> $3`, [partnerId, userId, roleId]);
-  }
-
-  setOrgRole(orgId: string, userId: string, roleId: string, siteRestricted: boolean): Promise<number> {
-    return this.db.exec(
-      `UPDATE organization_memberships SET role_id = $3, site_restricted = $4
-        WHERE org_id = $1 AND user_id = $2 AND (role_id <> $3 OR site_restricted <> $4)`,
-      [orgId, userId, roleId, siteRestricted],
+  /** 1 when the email or the name changed (updated_at is set then), 0 when both were already so. */
+  async updateProfile(userId: string, email: string, name: string): Promise<number> {
+    const users = await this.db.repo(UserEntity);
+    const { affected } = await users.update(
+      [
+        { id: userId, email: Not(email) },
+        { id: userId, name: Not(name) },
+      ],
+      { email, name },
     );
+    return affected ?? 0;
+  }
+
+  /** 1 when added, 0 when already a member. */
+  async addOrgMember(orgId: string, userId: string, roleId: string): Promise<number> {
+    const memberships = await this.db.repo(OrganizationMembershipEntity);
+    const { raw } = await memberships.createQueryBuilder().insert().values({ orgId, userId, roleId }).orIgnore().returning('user_id').execute();
+    return (raw as unknown[]).length;
+  }
+
+  /** 1 when the membership was suspended and now counts again. */
+  async reactivate(scope: MembershipScope, userId: string): Promise<number> {
+    const { affected } = scope.orgId
+      ? await (await this.db.repo(OrganizationMembershipEntity)).update({ orgId: scope.orgId, userId, suspendedAt: Not(IsNull()) }, { suspendedAt: null })
+      : await (await this.db.repo(PartnerMembershipEntity)).update({ partnerId: scope.partnerId as string, userId, suspendedAt: Not(IsNull()) }, { suspendedAt: null });
+    return affected ?? 0;
+  }
+
+  /** Keeps the time of a suspension already in force. */
+  async suspend(scope: MembershipScope, userId: string): Promise<number> {
+    const suspendedAt = () => 'coalesce(suspended_at, now())';
+    const { affected } = scope.orgId
+      ? await (await this.db.repo(OrganizationMembershipEntity)).update({ orgId: scope.orgId, userId }, { suspendedAt })
+      : await (await this.db.repo(PartnerMembershipEntity)).update({ partnerId: scope.partnerId as string, userId }, { suspendedAt });
+    return affected ?? 0;
+  }
+
+  async setPartnerRole(partnerId: string, userId: string, roleId: string): Promise<number> {
+    return (await (await this.db.repo(PartnerMembershipEntity)).update({ partnerId, userId, roleId: Not(roleId) }, { roleId })).affected ?? 0;
+  }
+
+  /** 1 when the role or the site restriction changed. */
+  async setOrgRole(orgId: string, userId: string, roleId: string, siteRestricted: boolean): Promise<number> {
+    const { affected } = await (await this.db.repo(OrganizationMembershipEntity)).update(
+      [
+        { orgId, userId, roleId: Not(roleId) },
+        { orgId, userId, siteRestricted: Not(siteRestricted) },
+      ],
+      { roleId, siteRestricted },
+    );
+    return affected ?? 0;
   }
 
   async orgSites(orgId: string, userId: string): Promise<string[]> {
-    const rows = await this.db.rows<{ site_id: string }>(`SELECT site_id FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2 ORDER BY site_id`, [orgId, userId]);
-    return rows.map((r) => r.site_id);
+    const rows = await (await this.db.repo(OrganizationMembershipSiteEntity)).find({ select: { siteId: true }, where: { orgId, userId }, order: { siteId: 'ASC' } });
+    return rows.map((r) => r.siteId);
   }
 
   async replaceOrgSites(orgId: string, userId: string, siteIds: string[]): Promise<void> {
-    await this.db.exec(`DELETE FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2`, [orgId, userId]);
-    if (siteIds.length) await this.db.exec(`INSERT INTO organization_membership_sites (org_id, user_id, site_id) SELECT $1, $2, unnest($3::uuid[])`, [orgId, userId, siteIds]);
+    const sites = await this.db.repo(OrganizationMembershipSiteEntity);
+    await sites.delete({ orgId, userId });
+    if (siteIds.length) await sites.insert(siteIds.map((siteId) => ({ orgId, userId, siteId })));
   }
 }

@@ -6,7 +6,8 @@ import { PrincipalResolver } from '../../auth/principal-resolver.service';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import type { InvitationListDto } from './invitation.dto';
 import { InvitationErrors } from './invitation.errors';
-import { InvitationRepository, InvitationRow } from './invitation.repository';
+import type { MembershipInvitationEntity } from './membership-invitation.entity';
+import { InvitationRepository } from './invitation.repository';
 
 /**
  * The invitee's side of an invitation (see UserService.identityFor): an existing identity added
@@ -29,11 +30,11 @@ export class InvitationService {
       success: true,
       invitations: rows.map((r) => ({
         id: r.id,
-        orgId: r.org_id,
-        organizationName: r.organization_name,
-        partnerId: r.partner_id,
-        partnerName: r.partner_name,
-        createdAt: r.created_at.toISOString(),
+        orgId: r.orgId,
+        organizationName: r.organizationName,
+        partnerId: r.partnerId,
+        partnerName: r.partnerName,
+        createdAt: r.createdAt.toISOString(),
       })),
     };
   }
@@ -43,7 +44,7 @@ export class InvitationService {
     await this.tx.withSystemContext("the invitee joins the inviting tenant, whose memberships only it could write", async () => {
       const invitation = await this.repo.lock(id, userId);
       if (!invitation) throw InvitationErrors.notFound();
-      if (invitation.org_id) {
+      if (invitation.orgId) {
         await this.repo.acceptOrganization(invitation);
       } else {
         const current = await this.repo.partnerOf(userId);
@@ -51,7 +52,7 @@ export class InvitationService {
         await this.repo.acceptPartner(invitation);
       }
       await this.repo.delete(id, userId);
-      await this.audit.record({ action: 'invitation.accept', ...this.owner(invitation), resourceType: 'user', resourceId: userId, details: { invitationId: id, roleId: invitation.role_id } });
+      await this.audit.record({ action: 'invitation.accept', ...this.owner(invitation), resourceType: 'user', resourceId: userId, details: { invitationId: id, roleId: invitation.roleId } });
     });
     this.principals.forgetUser(userId);
     return { success: true };
@@ -74,7 +75,7 @@ export class InvitationService {
     return principal.userId;
   }
 
-  private owner(i: InvitationRow): { orgId?: string; partnerId?: string } {
-    return i.org_id ? { orgId: i.org_id } : { partnerId: i.partner_id as string };
+  private owner(i: MembershipInvitationEntity): { orgId?: string; partnerId?: string } {
+    return i.orgId ? { orgId: i.orgId } : { partnerId: i.partnerId as string };
   }
 }

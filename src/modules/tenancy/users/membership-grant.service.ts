@@ -6,7 +6,7 @@ import { RoleRepository } from '../roles/role.repository';
 import { requireSiteSubset } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
 import { TenancyErrors } from '../tenancy.errors';
-import type { MembershipRow } from './user.repository';
+import type { MembershipView } from './user.repository';
 
 /**
  * What a caller may grant: a role of the membership's own organization (or partner) holding no
@@ -59,9 +59,9 @@ export class MembershipGrants {
   }
 
   /** A membership reaching further than the caller (role or sites) is out of their hands. */
-  async requireManageable(principal: Principal, m: MembershipRow): Promise<void> {
-    const role = await this.roles.find(m.role_id);
+  async requireManageable(principal: Principal, m: MembershipView): Promise<void> {
+    const role = await this.roles.find(m.roleId);
     requireGrantable(principal, role?.permissions ?? ['*']);
-    requireSiteSubset(principal, m.site_ids);
+    requireSiteSubset(principal, m.siteIds);
   }
 }

@@ -9,7 +9,7 @@ import { requireOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import { MembershipGrants } from './membership-grant.service';
 import type { CreateMembershipDto, CreatePartnerMembershipDto, UpdateMembershipDto, UserResponseDto } from './user.dto';
-import { MembershipRow, UserRepository } from './user.repository';
+import { MembershipView, UserRepository } from './user.repository';
 import { UserService } from './user.service';
 
 /** Organization memberships of visible users, and partner memberships (technicians). */
@@ -63,7 +63,7 @@ export class MembershipService {
       orgId,
       resourceType: 'user',
       resourceId: userId,
-      details: { changed: Object.keys(dto), before: { roleId: current.role_id, siteIds: current.site_ids }, ...dto },
+      details: { changed: Object.keys(dto), before: { roleId: current.roleId, siteIds: current.siteIds }, ...dto },
     });
     return this.users.get(principal, userId);
   }
@@ -74,7 +74,7 @@ export class MembershipService {
     else await this.repo.deleteMembership(orgId, userId);
     // Their sessions and the keys they created lose this organization now, on this instance.
     this.principals.forgetUser(userId);
-    await this.audit.record({ action: 'membership.delete', orgId, resourceType: 'user', resourceId: userId, details: { roleId: current.role_id } });
+    await this.audit.record({ action: 'membership.delete', orgId, resourceType: 'user', resourceId: userId, details: { roleId: current.roleId } });
     return { success: true };
   }
 
@@ -132,7 +132,7 @@ export class MembershipService {
     });
   }
 
-  private async manageable(principal: Principal, userId: string, orgId: string): Promise<MembershipRow> {
+  private async manageable(principal: Principal, userId: string, orgId: string): Promise<MembershipView> {
     requireOrg(principal, orgId);
     const current = await this.repo.membership(orgId, userId);
     if (!current) throw TenancyErrors.membershipNotFound();

@@ -1,25 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../../infra/database/db.service';
+import { UserEntity } from './user.entity';
 
-/** The credential columns of users (password hash, TOTP secrets and last step), for the auth module. */
+/**
+ * The credential columns of users (password hash, TOTP secrets and last step), for the auth module,
+ * which reads them with its own SQL (the sign-in checks, auth.repository.ts).
+ */
 @Injectable()
 export class UserCredentialRepository {
   constructor(private readonly db: Db) {}
 
-  /** Records the TOTP step as used; false when that step (or a later one) was already used. */
+  /**
+   * Records the TOTP step as used; false when that step (or a later one) was already used.
+   * SQL, not the entity: a sign-in step that leaves updated_at alone, which an entity update would set.
+   */
   async claimTotpStep(userId: string, step: number): Promise<boolean> {
     return (await this.db.exec(`UPDATE users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2)`, [userId, step])) === 1;
   }
 
   async setPendingTotp(userId: string, sealed: string): Promise<void> {
-    await this.db.exec(`UPDATE users SET totp_pending_secret = $2, updated_at = now() WHERE id = $1`, [userId, sealed]);
+    await (await this.db.repo(UserEntity)).update({ id: userId }, { totpPendingSecret: sealed });
   }
 
   async activateTotp(userId: string, sealed: string): Promise<void> {
-    await this.db.exec(`UPDATE users SET totp_secret = $2, totp_pending_secret = NULL, updated_at = now() WHERE id = $1`, [userId, sealed]);
+    await (await this.db.repo(UserEntity)).update({ id: userId }, { totpSecret: sealed, totpPendingSecret: null });
   }
 
   async setPassword(userId: string, hash: string): Promise<void> {
-    await this.db.exec(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [userId, hash]);
+    await (await this.db.repo(UserEntity)).update({ id: userId }, { passwordHash: hash });
   }
 }

@@ -8,28 +8,28 @@ import { requireOrg, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import { MembershipGrants } from './membership-grant.service';
 import type { CreateUserDto, ListUsersQueryDto, UserDto, UserListDto, UserResponseDto } from './user.dto';
-import { MembershipRow, PartnerMembershipRow, UserRepository, UserRow } from './user.repository';
+import { MembershipView, PartnerMembershipView, UserRepository, VisibleUser } from './user.repository';
 
-function toDto(u: UserRow, memberships: MembershipRow[], partner: PartnerMembershipRow | undefined): UserDto {
+function toDto(u: VisibleUser, memberships: MembershipView[], partner: PartnerMembershipView | undefined): UserDto {
   return {
     id: u.id,
     email: u.email,
     name: u.name,
     status: u.status,
-    mfaEnabled: u.mfa_enabled,
-    memberships: memberships.map((m) => ({ orgId: m.org_id, roleId: m.role_id, siteIds: m.site_ids, createdAt: m.created_at.toISOString() })),
+    mfaEnabled: u.mfaEnabled,
+    memberships: memberships.map((m) => ({ orgId: m.orgId, roleId: m.roleId, siteIds: m.siteIds, createdAt: m.createdAt.toISOString() })),
     partnerMembership: partner
       ? {
-          partnerId: partner.partner_id,
-          roleId: partner.role_id,
-          orgAccess: partner.org_access,
-          orgIds: partner.org_ids,
-          siteIds: partner.site_ids,
-          createdAt: partner.created_at.toISOString(),
+          partnerId: partner.partnerId,
+          roleId: partner.roleId,
+          orgAccess: partner.orgAccess,
+          orgIds: partner.orgIds,
+          siteIds: partner.siteIds,
+          createdAt: partner.createdAt.toISOString(),
         }
       : null,
-    createdAt: u.created_at.toISOString(),
-    updatedAt: u.updated_at.toISOString(),
+    createdAt: u.createdAt.toISOString(),
+    updatedAt: u.updatedAt.toISOString(),
   };
 }
 
@@ -109,7 +109,7 @@ export class UserService {
     return { id: held, created: false };
   }
 
-  private async withMemberships(principal: Principal, rows: UserRow[]): Promise<UserDto[]> {
+  private async withMemberships(principal: Principal, rows: VisibleUser[]): Promise<UserDto[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
     const memberships = await this.repo.memberships(ids, principal.orgIds);
@@ -117,8 +117,8 @@ export class UserService {
     return rows.map((u) =>
       toDto(
         u,
-        memberships.filter((m) => m.user_id === u.id),
-        partners.find((p) => p.user_id === u.id),
+        memberships.filter((m) => m.userId === u.id),
+        partners.find((p) => p.userId === u.id),
       ),
     );
   }

@@ -2,12 +2,3 @@
 
 -- UserCredentialRepository.claimTotpStep
 UPDATE users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2);
-
--- UserCredentialRepository.setPendingTotp
-UPDATE users SET totp_pending_secret = $2, updated_at = now() WHERE id = $1;
-
--- UserCredentialRepository.activateTotp
-UPDATE users SET totp_secret = $2, totp_pending_secret = NULL, updated_at = now() WHERE id = $1;
-
--- UserCredentialRepository.setPassword
-UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1;

@@ -9,20 +9,14 @@ SELECT u.* FROM ${…} u WHERE ${…} ORDER BY lower(u.email), u.id LIMIT $3 OFF
 -- UserRepository.find
 SELECT u.* FROM ${…} u WHERE u.id = $1;
 
--- UserRepository.isVisibleIdentity
-SELECT 1 FROM users WHERE id = $1;
-
 -- UserRepository.emailVisible.row
 SELECT 1 WHERE EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1))
 OR EXISTS (SELECT 1 FROM membership_invitations i WHERE lower(i.email) = lower($1) AND app_has_owner_access(i.org_id, i.partner_id));
 
--- UserRepository.idByEmail
-SELECT id FROM users WHERE lower(email) = lower($1);
-
 -- UserRepository.memberships
-SELECT m.user_id, m.org_id, m.role_id, m.created_at,
+SELECT m.user_id AS "userId", m.org_id AS "orgId", m.role_id AS "roleId", m.created_at AS "createdAt",
        CASE WHEN m.site_restricted THEN array(
-         SELECT s.site_id::text FROM organization_membership_sites s WHERE s.org_id = m.org_id AND s.user_id = m.user_id ORDER BY s.site_id) END AS site_ids,
+         SELECT s.site_id::text FROM organization_membership_sites s WHERE s.org_id = m.org_id AND s.user_id = m.user_id ORDER BY s.site_id) END AS "siteIds",
        false AS pending
   FROM organization_memberships m
  WHERE m.user_id = ANY($1::uuid[]) AND m.org_id = ANY($2::uuid[])
@@ -32,14 +26,14 @@ SELECT i.user_id, i.org_id, i.role_id, i.created_at, ${…} AS site_ids, true AS
  WHERE i.org_id IS NOT NULL AND i.user_id = ANY($1::uuid[]) AND i.org_id = ANY($2::uuid[])
    AND app_has_org_access(i.org_id)
    AND NOT EXISTS (SELECT 1 FROM organization_memberships m WHERE m.org_id = i.org_id AND m.user_id = i.user_id)
- ORDER BY created_at, org_id;
+ ORDER BY "createdAt", "orgId";
 
 -- UserRepository.partnerMemberships
-SELECT pm.user_id, pm.partner_id, pm.role_id, pm.org_access, pm.created_at,
+SELECT pm.user_id AS "userId", pm.partner_id AS "partnerId", pm.role_id AS "roleId", pm.org_access AS "orgAccess", pm.created_at AS "createdAt",
        CASE WHEN pm.org_access = 'selected' THEN array(
-         SELECT o.org_id::text FROM partner_membership_orgs o WHERE o.partner_id = pm.partner_id AND o.user_id = pm.user_id ORDER BY o.org_id) END AS org_ids,
+         SELECT o.org_id::text FROM partner_membership_orgs o WHERE o.partner_id = pm.partner_id AND o.user_id = pm.user_id ORDER BY o.org_id) END AS "orgIds",
        CASE WHEN pm.site_restricted THEN array(
-         SELECT s.site_id::text FROM partner_membership_sites s WHERE s.partner_id = pm.partner_id AND s.user_id = pm.user_id ORDER BY s.site_id) END AS site_ids,
+         SELECT s.site_id::text FROM partner_membership_sites s WHERE s.partner_id = pm.partner_id AND s.user_id = pm.user_id ORDER BY s.site_id) END AS "siteIds",
        false AS pending
   FROM partner_memberships pm
  WHERE pm.user_id = ANY($1::uuid[]) AND pm.partner_id = ANY($2::uuid[])
@@ -55,45 +49,3 @@ SELECT i.user_id, i.partner_id, i.role_id, i.org_access, i.created_at,
 
 -- UserRepository.insertUserIfNew
 INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING;
-
--- UserRepository.partnerOf
-SELECT partner_id FROM partner_memberships WHERE user_id = $1;
-
--- UserRepository.insertOrgInvitation
-INSERT INTO membership_invitations (org_id, user_id, role_id, site_ids, email, name, invited_by) VALUES ($1, $2, $3, $4::uuid[], $5, $6, $7);
-
--- UserRepository.insertPartnerInvitation
-INSERT INTO membership_invitations (partner_id, user_id, role_id, org_access, org_ids, site_ids, email, name, invited_by)
-VALUES ($1, $2, $3, $4, $5::uuid[], $6::uuid[], $7, $8, $9);
-
--- UserRepository.updateOrgInvitation
-UPDATE membership_invitations SET role_id = coalesce($3, role_id), site_ids = CASE WHEN $4 THEN $5::uuid[] ELSE site_ids END
-WHERE org_id = $1 AND user_id = $2;
-
--- UserRepository.deleteOrgInvitation
-DELETE FROM membership_invitations WHERE org_id = $1 AND user_id = $2;
-
--- UserRepository.insertMembership
-INSERT INTO organization_memberships (org_id, user_id, role_id, site_restricted) VALUES ($1, $2, $3, $4);
-
--- UserRepository.updateMembership
-UPDATE organization_memberships SET role_id = coalesce($3, role_id), site_restricted = CASE WHEN $4 THEN $5 ELSE site_restricted END
-WHERE org_id = $1 AND user_id = $2;
-
--- UserRepository.deleteMembership
-DELETE FROM organization_memberships WHERE org_id = $1 AND user_id = $2;
-
--- UserRepository.insertPartnerMembership
-INSERT INTO partner_memberships (partner_id, user_id, role_id, org_access, site_restricted) VALUES ($1, $2, $3, $4, $5);
-
--- UserRepository.insertPartnerMembership
-INSERT INTO partner_membership_orgs (partner_id, user_id, org_id) SELECT $1, $2, unnest($3::uuid[]);
-
--- UserRepository.insertPartnerMembership
-INSERT INTO partner_membership_sites (partner_id, user_id, org_id, site_id) SELECT $1, $2, unnest($3::uuid[]), unnest($4::uuid[]);
-
--- UserRepository.replaceMembershipSites
-DELETE FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2;
-
--- UserRepository.replaceMembershipSites
-INSERT INTO organization_membership_sites (org_id, user_id, site_id) SELECT $1, $2, unnest($3::uuid[]);
