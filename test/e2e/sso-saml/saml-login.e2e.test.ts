@@ -234,6 +234,12 @@ describe('SAML sign-in with a signing test IdP', () => {
       expect(cb.started.request!.issuer).toBe(spEntityIdOf(partnerProvider));
     });
 
+    it("points the OIDC partner route to the partner's SAML route when the partner's provider is SAML", async () => {
+      const oidcRoute = await request(t.http).get(`/api/v1/sso/login/partner/${ids.partner}`).expect(400);
+      expect(oidcRoute.body).toMatchObject({ code: 'sso_protocol_unsupported', loginUrl: `/api/v1/sso/saml/login/partner/${ids.partner}` });
+      expect(oidcRoute.headers['set-cookie']).toBeUndefined();
+    });
+
     it('applies the OIDC safeguards: an unverified domain cannot provision, and a partner never provisions', async () => {
       const before = await mintedThrough(orgProvider);
       const stranger = await samlRoundTrip(t, orgLogin(), (req) => idp.buildResponseFor(req, { nameId: `someone@unverified-${uniq()}.example` }));

@@ -82,7 +82,7 @@ export const SsoLoginErrors = {
       'An endpoint of the SSO provider is not acceptable (https on a public address is required); an administrator must fix it',
       { reason },
     ),
-  samlProvider: (loginUrl: string | null) =>
+  samlProvider: (loginUrl: string) =>
     AppException.badRequest('sso_protocol_unsupported', 'The SSO provider uses SAML; start the sign-in at its SAML login route', { loginUrl }),
   invalidExchangeCode: () => AppException.badRequest('invalid_exchange_code', 'Invalid or expired token exchange code'),
   linkProviderNotFound: () => AppException.notFound('SSO provider not found'),

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { loginPathFor } from '../providers/sso-provider.types';
 import type { StartedSignIn } from '../sign-in/sign-in-response.util';
 import { OidcLoginStarter } from './oidc-login-starter.service';
 import { safeRedirectPath } from './redirect-path.util';
@@ -22,7 +23,7 @@ export class SsoLoginService {
   async start(owner: ProviderOwner, redirect: unknown): Promise<StartedSignIn> {
     const provider = await this.tx.withSystemContext('a public login start finds the login provider of a tenant', () => this.repo.oldestActiveProvider(owner));
     if (!provider) throw SsoLoginErrors.noActiveProvider(owner.orgId ? 'organization' : 'partner');
-    if (provider.type === 'saml') throw SsoLoginErrors.samlProvider(owner.orgId ? `/api/v1/sso/saml/login/${owner.orgId}` : null);
+    if (provider.type === 'saml') throw SsoLoginErrors.samlProvider(loginPathFor('saml', owner));
     return this.starter.begin(provider, { purpose: 'login', redirectPath: safeRedirectPath(redirect) });
   }
 }

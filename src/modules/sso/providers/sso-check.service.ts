@@ -2,11 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import type { SsoCheckDto } from './sso-provider.dto';
 import { SsoProviderRepository } from './sso-provider.repository';
-
-/** Path of the login entry route for each protocol (docs/sso-admin.md). */
-export function loginPathFor(type: 'oidc' | 'saml', orgId: string): string {
-  return type === 'oidc' ? `/api/v1/sso/login/${orgId}` : `/api/v1/sso/saml/login/${orgId}`;
-}
+import { loginPathFor } from './sso-provider.types';
 
 /** GET /sso/check/:orgId: whether an organization's login page should offer SSO. */
 @Injectable()
@@ -29,7 +25,7 @@ export class SsoCheckService {
         ssoEnabled: true,
         provider: { id: provider.id, name: provider.name, type: provider.type },
         enforceSSO: provider.enforceSSO,
-        loginUrl: loginPathFor(provider.type, orgId),
+        loginUrl: loginPathFor(provider.type, { orgId }),
       };
     });
   }

@@ -64,3 +64,12 @@ export interface SsoProviderRecord extends SsoProviderConfig {
 
 /** SecretBox context of a provider's client secret: the ciphertext only opens in its own row. */
 export const clientSecretContext = (providerId: string): string => `sso_providers.client_secret:${providerId}`;
+
+/**
+ * The public start route of a protocol's sign-in for a provider's owner: the `loginUrl` that
+ * `/sso/check` answers and that a start route of the other protocol refuses with (docs/sso-admin.md).
+ */
+export function loginPathFor(type: SsoProviderType, owner: { orgId?: string; partnerId?: string }): string {
+  const routes = type === 'oidc' ? '/api/v1/sso/login' : '/api/v1/sso/saml/login';
+  return owner.orgId ? `${routes}/${owner.orgId}` : `${routes}/partner/${owner.partnerId}`;
+}

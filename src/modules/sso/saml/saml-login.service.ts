@@ -10,6 +10,7 @@ import { LoginSessionService } from '../sign-in/login-session.service';
 import type { StartedSignIn } from '../sign-in/sign-in-response.util';
 import { LOGIN_SESSION_TTL_SECONDS, stateCookieValue } from '../login/state-cookie.util';
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
+import { loginPathFor } from '../providers/sso-provider.types';
 import { samlStateCookieOptions } from './saml-cookie.util';
 import { samlSettings } from './saml-provider.util';
 import { SamlRequestCache } from './saml-request-cache.service';
@@ -49,9 +50,7 @@ export class SamlLoginService {
     });
     if (!found) throw SsoLoginErrors.noActiveProvider(owner.orgId ? 'organization' : 'partner');
     const { provider, columns } = found;
-    if (provider.type !== 'saml' || !columns) {
-      throw SamlErrors.oidcProvider(owner.orgId ? `/api/v1/sso/login/${owner.orgId}` : `/api/v1/sso/login/partner/${owner.partnerId}`);
-    }
+    if (provider.type !== 'saml' || !columns) throw SamlErrors.oidcProvider(loginPathFor('oidc', owner));
     const configured = samlSettings(columns);
     if ('missing' in configured) throw SsoLoginErrors.incompleteProvider(configured.missing);
     const { settings } = configured;
