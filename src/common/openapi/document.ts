@@ -75,9 +75,7 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
     for (const wrapper of module.controllers.values()) {
       const cls = wrapper.metatype as Function | undefined;
       if (!cls?.prototype) continue;
-      for (const method of Object.getOwnPropertyNames(cls.prototype)) {
-        const handler = method === 'constructor' ? undefined : Object.getOwnPropertyDescriptor(cls.prototype, method)?.value;
-        if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+      for (const [method, handler] of routeHandlers(cls)) {
         const key = `${cls.name}_${method}`;
         if (facts.has(key)) throw new Error(`OpenAPI: two controllers named ${cls.name} declare ${method}`);
         const declared: Record<number, string[]> = {};
@@ -100,6 +98,22 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
   // A renamed probe must not silently gain the 503 it cannot answer.
   for (const key of WITHOUT_DATABASE) if (!facts.has(key)) throw new Error(`OpenAPI: no handler ${key} (WITHOUT_DATABASE names one)`);
   return facts;
+}
+
+/**
+ * The route handlers of a controller, its own and those it inherits (Nest routes both; the
+ * SSO start routes are inherited), each once: a method the controller overrides is its own.
+ */
+function routeHandlers(cls: Function): [string, Function][] {
+  const found = new Map<string, Function>();
+  for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const method of Object.getOwnPropertyNames(proto)) {
+      const handler = method === 'constructor' ? undefined : Object.getOwnPropertyDescriptor(proto, method)?.value;
+      if (found.has(method) || typeof handler !== 'function') continue;
+      found.set(method, handler);
+    }
+  }
+  return [...found].filter(([, handler]) => Reflect.getMetadata(PATH_METADATA, handler) !== undefined);
 }
 
 /**

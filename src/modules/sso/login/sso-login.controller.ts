@@ -4,7 +4,6 @@ import { Throttle } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Public } from '../../../common/decorators/auth.decorator';
 import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
-import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { TokenPairDto } from '../../auth/dto/auth.dto';
 import { CallbackQuery, SsoCallbackService } from './sso-callback.service';
 import { SsoExchangeService } from './sso-exchange.service';
@@ -12,46 +11,24 @@ import { SsoExchangeDto } from './sso-login.dto';
 import { SsoLoginService } from './sso-login.service';
 import { clearedStateCookieOptions, STATE_COOKIE } from './state-cookie.util';
 import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
-import { LoginStart } from '../sign-in/login-start.decorator';
-import { redirectSignedIn, redirectToIdp } from '../sign-in/sign-in-response.util';
+import type { StartProtocol } from '../sign-in/login-start.decorator';
+import { redirectSignedIn } from '../sign-in/sign-in-response.util';
+import { SignInStartRoutes } from '../sign-in/sign-in-start.mixin';
+
+/** The OIDC start routes (`login/partner/:partnerId`, `login/:orgId`): only for an OIDC provider. */
+const OIDC_START: StartProtocol = { name: 'OIDC', request: 'an authorization request (authorization code flow, S256 PKCE)', other: 'SAML' };
 
 @ApiTags('sso')
 // These routes call the IdP or open their own system-context transactions (refusals commit audit rows).
 @NoRequestTransaction()
 @Controller('sso')
-export class SsoLoginController {
+export class SsoLoginController extends SignInStartRoutes(OIDC_START) {
   constructor(
     private readonly login: SsoLoginService,
     private readonly callbacks: SsoCallbackService,
     private readonly exchanges: SsoExchangeService,
-  ) {}
-
-  /**
-   * Starts SSO sign-in for the partner's technicians: redirects (302) to the partner's identity provider.
-   *
-   * @remarks Public; a browser navigation, not an API call. Uses the partner's oldest active provider (OIDC with
-   * PKCE) and sets the `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards. 404
-   * when the partner has no active provider; 400 `sso_protocol_unsupported` for a SAML provider (start at
-   * `/sso/saml/login/partner/{partnerId}`); 400 `invalid_provider_configuration` when it cannot start a sign-in;
-   * 429 past 30 starts per 5 minutes per address, or 10 per partner.
-   */
-  @LoginStart('login/partner/:partnerId', "to the partner's identity provider")
-  async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ partnerId }, redirect));
-  }
-
-  /**
-   * Starts SSO sign-in for an organization: redirects (302) to its identity provider.
-   *
-   * @remarks Public; a browser navigation, not an API call. Uses the organization's oldest active provider (OIDC
-   * with PKCE) and sets the `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards.
-   * 404 when the organization has no active provider; 400 `sso_protocol_unsupported` (with the SAML `loginUrl`)
-   * for a SAML provider; 400 `invalid_provider_configuration` when it cannot start a sign-in; 429 past 30 starts
-   * per 5 minutes per address, or 10 per organization.
-   */
-  @LoginStart('login/:orgId', "to the organization's identity provider")
-  async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ orgId }, redirect));
+  ) {
+    super(login);
   }
 
   /**

@@ -9,21 +9,27 @@ import { AcsForm, SamlAcsService } from './saml-acs.service';
 import { SamlLogoutService } from './saml-logout.service';
 import { clearedSamlStateCookieOptions } from './saml-cookie.util';
 import { SamlLoginService } from './saml-login.service';
-import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.decorator';
-import { LoginStart } from '../sign-in/login-start.decorator';
-import { redirectSignedIn, redirectToIdp } from '../sign-in/sign-in-response.util';
+import { ApiRedirect } from '../../../common/decorators/api-errors.decorator';
+import type { StartProtocol } from '../sign-in/login-start.decorator';
+import { redirectSignedIn } from '../sign-in/sign-in-response.util';
+import { SignInStartRoutes } from '../sign-in/sign-in-start.mixin';
 import { SamlAcsFormDto } from './saml.dto';
+
+/** The SAML start routes (`saml/login/partner/:partnerId`, `saml/login/:orgId`): only for a SAML provider. */
+const SAML_START: StartProtocol = { name: 'SAML', request: 'an AuthnRequest (HTTP-Redirect binding)', other: 'OIDC' };
 
 @ApiTags('sso')
 // These routes open their own system-context transactions (refusals commit audit rows).
 @NoRequestTransaction()
 @Controller('sso/saml')
-export class SamlController {
+export class SamlController extends SignInStartRoutes(SAML_START) {
   constructor(
     private readonly login: SamlLoginService,
     private readonly acs: SamlAcsService,
     private readonly logout: SamlLogoutService,
-  ) {}
+  ) {
+    super(login);
+  }
 
   /**
    * The service-provider metadata (XML) of a SAML provider, for the identity provider's administrator.
@@ -39,34 +45,6 @@ export class SamlController {
   @ApiOkResponse({ description: 'The SAML 2.0 EntityDescriptor of this service provider.', schema: { type: 'string' } })
   metadata(@UuidParam('providerId') providerId: string): Promise<string> {
     return this.login.metadata(providerId);
-  }
-
-  /**
-   * Starts SAML sign-in for the partner's technicians: redirects (302) to the partner's identity provider.
-   *
-   * @remarks Public; a browser navigation, not an API call. Uses the partner's oldest active provider and sets the
-   * `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards. 404 when the partner has
-   * no active provider; 400 `sso_protocol_unsupported` for an OIDC provider; 429 past 30 starts per 5 minutes per
-   * address, or 10 per partner.
-   */
-  // Declared before login/:orgId, so `partner` is never read as an organization id.
-  @LoginStart('login/partner/:partnerId', "to the partner's identity provider")
-  async startPartner(@UuidParam('partnerId') partnerId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ partnerId }, redirect));
-  }
-
-  /**
-   * Starts SAML sign-in for an organization: redirects (302) to its identity provider with an AuthnRequest.
-   *
-   * @remarks Public; a browser navigation, not an API call. HTTP-Redirect binding, with the organization's oldest
-   * active provider; sets the `svc_sso_state` cookie; `redirect` is the same-origin path to return to afterwards.
-   * 404 when the organization has no active provider; 400 `sso_protocol_unsupported` (with the OIDC `loginUrl`)
-   * for an OIDC provider; 400 `invalid_provider_configuration` when it cannot start a sign-in; 429 past 30 starts
-   * per 5 minutes per address, or 10 per organization.
-   */
-  @LoginStart('login/:orgId', "to the organization's identity provider with an AuthnRequest")
-  async startOrganization(@UuidParam('orgId') orgId: string, @Query('redirect') redirect: unknown, @Res() res: Response): Promise<void> {
-    redirectToIdp(res, await this.login.start({ orgId }, redirect));
   }
 
   /**
