@@ -131,7 +131,27 @@ export class ScimProvisioning1763700930000 implements MigrationInterface {
      * drops them from the principal cache after the commit).
      */
     await q.query(`
-      CREATE FUNCTION scim_deprovision_user(p_user uuid, p_org uuid, p_partner uuid, p_reason text) RETURNS jsonb
+      CREATE FUNCTION ${SCIM_DEPROVISION_USER}
+      GRANT EXECUTE ON FUNCTION scim_deprovision_user(uuid, uuid, uuid, text) TO app_user;
+    `);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`
+      DROP FUNCTION scim_deprovision_user(uuid, uuid, uuid, text);
+      DROP INDEX organization_memberships_live_idx;
+      DROP TABLE group_role_mappings, scim_group_members, scim_groups, scim_users, scim_connections;
+      ALTER TABLE partner_memberships DROP COLUMN suspended_at;
+      ALTER TABLE organization_memberships DROP COLUMN suspended_at;
+    `);
+  }
+}
+
+/**
+ * scim_deprovision_user as this migration creates it: the text after CREATE FUNCTION, byte for byte
+ * what up() has always run. PamEndElevations1763701500000 replaces it, and its down() restores this.
+ */
+export const SCIM_DEPROVISION_USER = `scim_deprovision_user(p_user uuid, p_org uuid, p_partner uuid, p_reason text) RETURNS jsonb
       LANGUAGE plpgsql AS $f$
       DECLARE
         v_orgs uuid[];
@@ -219,18 +239,4 @@ export class ScimProvisioning1763700930000 implements MigrationInterface {
           'pendingRequestsRevoked', v_pending,
           'elevationsRevoked', v_elevations,
           'revokeCommandsQueued', v_revoke_commands);
-      END $f$;
-      GRANT EXECUTE ON FUNCTION scim_deprovision_user(uuid, uuid, uuid, text) TO app_user;
-    `);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      DROP FUNCTION scim_deprovision_user(uuid, uuid, uuid, text);
-      DROP INDEX organization_memberships_live_idx;
-      DROP TABLE group_role_mappings, scim_group_members, scim_groups, scim_users, scim_connections;
-      ALTER TABLE partner_memberships DROP COLUMN suspended_at;
-      ALTER TABLE organization_memberships DROP COLUMN suspended_at;
-    `);
-  }
-}
+      END $f$;`;

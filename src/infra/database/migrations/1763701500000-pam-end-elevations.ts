@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { SCIM_DEPROVISION_USER } from './1763700930000-scim-provisioning';
 
 /**
  * One cascade for ending elevations, owned by the PAM module: app_pam_end_elevations moves the given
@@ -129,95 +130,7 @@ export class PamEndElevations1763701500000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
-      CREATE OR REPLACE FUNCTION scim_deprovision_user(p_user uuid, p_org uuid, p_partner uuid, p_reason text) RETURNS jsonb
-      LANGUAGE plpgsql AS $f$
-      DECLARE
-        v_orgs uuid[];
-        v_sessions uuid[];
-        v_keys int;
-        v_pending int;
-        v_elevations int;
-        v_revoke_commands int;
-      BEGIN
-        IF (p_org IS NULL) = (p_partner IS NULL) THEN
-          RAISE EXCEPTION 'scim_deprovision_user needs exactly one of an organization or a partner' USING ERRCODE = 'invalid_parameter_value';
-        END IF;
-        IF p_org IS NOT NULL THEN
-          v_orgs := ARRAY[p_org];
-          UPDATE organization_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE org_id = p_org AND user_id = p_user;
-        ELSE
-          SELECT coalesce(array_agg(id), '{}') INTO v_orgs FROM organizations WHERE partner_id = p_partner;
-          UPDATE partner_memberships SET suspended_at = coalesce(suspended_at, now()) WHERE partner_id = p_partner AND user_id = p_user;
-        END IF;
-
-        WITH revoked AS (
-          UPDATE sessions SET revoked_at = now(), revoked_reason = p_reason
-           WHERE user_id = p_user AND revoked_at IS NULL
-             AND (org_id = ANY (v_orgs) OR (p_partner IS NOT NULL AND partner_id = p_partner))
-          RETURNING id
-        ), tokens AS (
-          UPDATE refresh_tokens t SET expires_at = least(t.expires_at, now()) FROM revoked r WHERE t.session_id = r.id
-        ), codes AS (
-          DELETE FROM sso_exchange_codes c USING revoked r WHERE c.session_id = r.id
-        )
-        SELECT coalesce(array_agg(id), '{}') INTO v_sessions FROM revoked;
-
-        UPDATE api_keys SET revoked_at = now()
-         WHERE created_by = p_user AND revoked_at IS NULL
-           AND (org_id = ANY (v_orgs) OR (p_partner IS NOT NULL AND partner_id = p_partner));
-        GET DIAGNOSTICS v_keys = ROW_COUNT;
-
-        -- Requests they filed that nobody decided yet, and grants they approved still in their window.
-        WITH target AS (
-          SELECT id, org_id, device_id, status AS from_status, actuated_at,
-                 CASE WHEN status = 'pending' THEN 'filer_deprovisioned' ELSE 'approver_deprovisioned' END AS why
-            FROM elevation_requests
-           WHERE org_id = ANY (v_orgs)
-             AND ((status = 'pending' AND subject_user_id = p_user)
-               OR (status IN ('approved', 'actuating') AND approved_by = p_user AND expires_at > now()))
-           FOR UPDATE
-        ), revoked AS (
-          UPDATE elevation_requests e SET status = 'revoked', revoked_at = now(), revoke_reason = t.why, updated_at = now()
-            FROM target t WHERE e.id = t.id
-          RETURNING e.id, e.org_id, e.device_id, t.from_status, t.actuated_at, t.why
-        ), events AS (
-          INSERT INTO pam_elevation_events (org_id, elevation_request_id, type, from_status, to_status, actor_type, details)
-          SELECT org_id, id, 'revoked', from_status, 'revoked', 'system', jsonb_build_object('reason', why) FROM revoked
-        ), audits AS (
-          INSERT INTO audit_logs (org_id, actor_type, action, resource_type, resource_id, details)
-          SELECT org_id, 'system', 'pam.elevation.revoke', 'elevation_request', id::text, jsonb_build_object('reason', why, 'fromStatus', from_status)
-            FROM revoked
-        ), approvals AS (
-          UPDATE pam_approval_requests a SET status = 'expired' FROM revoked x
-           WHERE a.org_id = x.org_id AND a.elevation_request_id = x.id AND a.status = 'pending'
-          RETURNING a.id, a.org_id
-        ), pushes AS (
-          UPDATE push_outbox o SET status = 'cancelled' FROM approvals a
-           WHERE o.org_id = a.org_id AND o.approval_request_id = a.id AND o.status = 'pending'
-        ), withdrawn AS (
-          UPDATE device_commands c SET status = 'failed', error = 'Elevation revoked before the command was delivered', completed_at = now()
-            FROM revoked x
-           WHERE c.org_id = x.org_id AND c.elevation_request_id = x.id AND c.type = 'actuate_elevation' AND c.status = 'queued'
-        ), commands AS (
-          INSERT INTO device_commands (org_id, device_id, type, payload, elevation_request_id)
-          SELECT org_id, device_id, 'revoke_elevation', jsonb_build_object('elevationRequestId', id), id
-            FROM revoked WHERE from_status = 'actuating' AND actuated_at IS NOT NULL
-          RETURNING id
-        )
-        SELECT count(*) FILTER (WHERE from_status = 'pending'),
-               count(*) FILTER (WHERE from_status <> 'pending'),
-               (SELECT count(*) FROM commands)
-          INTO v_pending, v_elevations, v_revoke_commands
-          FROM revoked;
-
-        RETURN jsonb_build_object(
-          'sessionIds', to_jsonb(v_sessions),
-          'sessionsRevoked', coalesce(array_length(v_sessions, 1), 0),
-          'apiKeysRevoked', v_keys,
-          'pendingRequestsRevoked', v_pending,
-          'elevationsRevoked', v_elevations,
-          'revokeCommandsQueued', v_revoke_commands);
-      END $f$;
+      CREATE OR REPLACE FUNCTION ${SCIM_DEPROVISION_USER}
       DROP FUNCTION app_pam_end_elevations(uuid[], text, text, text);
     `);
   }
