@@ -1,5 +1,6 @@
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { Provider, Type } from '@nestjs/common';
+import type { DynamicModule, Provider, Type } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { RequestContext, RequestContextModule } from '../../../src/infra/context/request-context';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -54,7 +55,18 @@ class Rollback extends Error {
   }
 }
 
-export async function startMedium(providers: Provider[], env: Record<string, string> = {}): Promise<Medium> {
+export interface MediumOptions {
+  /**
+   * The TypeORM entities the repositories under test read or write (docs/data-access.md): the
+   * database module loads only the entities some imported module registered, and `Db.repo` of an
+   * unregistered entity throws. Registered as a feature module would, with `TypeOrmModule.forFeature`.
+   */
+  entities?: Parameters<typeof TypeOrmModule.forFeature>[0];
+  /** Further modules the providers under test depend on. */
+  imports?: (Type | DynamicModule)[];
+}
+
+export async function startMedium(providers: Provider[], env: Record<string, string> = {}, options: MediumOptions = {}): Promise<Medium> {
   const config = loadConfig({ ...process.env, ...env });
   const module = await Test.createTestingModule({
     imports: [
@@ -62,6 +74,8 @@ export async function startMedium(providers: Provider[], env: Record<string, str
       CryptoModule,
       RequestContextModule,
       DatabaseModule.forRoot(process.env.DATABASE_APP_URL as string, { ...config, databasePoolSize: 4 }),
+      ...(options.entities?.length ? [TypeOrmModule.forFeature(options.entities)] : []),
+      ...(options.imports ?? []),
     ],
     providers,
   }).compile();
