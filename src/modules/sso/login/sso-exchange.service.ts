@@ -24,11 +24,13 @@ export class SsoExchangeService {
     private readonly refusals: RefusalService,
   ) {}
 
-  /** Inside the sign-in transaction: the code exists exactly when the session does. */
+  /**
+   * Inside the sign-in transaction: the code exists exactly when the session does. Expired codes
+   * are removed by the periodic clean-up (SsoStateCleanupJob); redeem refuses one whatever is left.
+   */
   async issue(input: { orgId: string | null; partnerId: string | null; sessionId: string; userId: string; pair: TokenPairDto }): Promise<string> {
     const code = randomToken(32);
     const codeHash = tokenHash(code);
-    await this.repo.sweepExpiredExchangeCodes();
     await this.repo.insertExchangeCode({
       orgId: input.orgId,
       partnerId: input.partnerId,

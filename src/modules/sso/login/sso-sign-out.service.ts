@@ -98,6 +98,11 @@ export class SsoSignOutService {
     });
   }
 
+  /** A bounded sweep of the links of sessions that expired (the periodic clean-up, in the caller's system context). */
+  sweepExpiredLinks(): Promise<void> {
+    return this.repo.sweepExpiredLinks();
+  }
+
   /** The SAML counterpart: the NameID (and format) and SessionIndex a LogoutRequest will name. */
   async recordSamlSignIn(session: SignedInSession, providerId: string, nameId: string, nameIdFormat: string | null, sessionIndex: string | null): Promise<void> {
     await this.record(session, providerId, {
@@ -115,7 +120,6 @@ export class SsoSignOutService {
     fields: { protocol: 'oidc' | 'saml'; subject: string; idpSessionId: string | null; nameIdFormat: string | null; idTokenSealed: string | null },
   ): Promise<void> {
     await this.tx.withSystemContext('an SSO sign-in records what its identity provider names the session by', async () => {
-      await this.repo.sweepExpiredLinks();
       await this.repo.insertLink({ sessionId: session.sessionId, orgId: session.orgId, partnerId: session.partnerId, providerId, ...fields });
     });
   }

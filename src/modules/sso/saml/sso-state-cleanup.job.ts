@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../../infra/jobs/jobs.service';
 import { LoginSessionService } from '../sign-in/login-session.service';
+import { SsoSignOutService } from '../login/sso-sign-out.service';
 import { SamlRepository } from './saml.repository';
 
 export const SSO_CLEANUP_QUEUE = 'sso_state_cleanup';
@@ -9,10 +10,13 @@ export const SSO_CLEANUP_QUEUE = 'sso_state_cleanup';
 export const SSO_CLEANUP_CRON = '* * * * *';
 
 /**
- * Removes expired sign-in state: OIDC and SAML login sessions, exchange codes, unanswered SAML
- * requests and consumed SAML assertions past their window. Each statement deletes a bounded
- * batch; new sign-ins prune the same way as they write, so this job only keeps the tables small
- * when sign-ins are rare. Nothing depends on it for correctness: every read checks `expires_at`.
+ * Removes expired sign-in state: OIDC and SAML login sessions, exchange codes, the sign-out links
+ * of expired sessions, unanswered SAML requests and consumed SAML assertions past their window.
+ * Each statement deletes a bounded batch. Sign-ins themselves no longer prune login sessions,
+ * exchange codes or links as they write (each such DELETE was a round trip on every sign-in,
+ * issue 19): this job is what keeps those tables small. Nothing depends on it for correctness:
+ * every read of a login session or exchange code checks `expires_at`, and a link is only read
+ * for a session that is still live.
  */
 @Injectable()
 export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
@@ -22,6 +26,7 @@ export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly loginSessions: LoginSessionService,
     private readonly saml: SamlRepository,
+    private readonly signOut: SsoSignOutService,
     private readonly tx: TenantTransaction,
     private readonly jobs: JobsService,
   ) {}
@@ -35,11 +40,12 @@ export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
     await this.running;
   }
 
-  /** One pass over the four tables, unless one is still running in this process. */
+  /** One pass over the five tables, unless one is still running in this process. */
   runOnce(): Promise<void> {
     this.running ??= this.tx
       .withSystemContext('remove expired sign-in state of every tenant', async () => {
         await this.loginSessions.sweepExpired();
+        await this.signOut.sweepExpiredLinks();
         await this.saml.sweepExpiredRequests();
         await this.saml.sweepConsumedAssertions();
       })

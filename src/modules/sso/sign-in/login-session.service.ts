@@ -19,10 +19,12 @@ export class LoginSessionService {
     return this.repo.oldestActiveProvider(owner);
   }
 
-  /** Records the login session of a start (bound to the provider's generation), after a bounded sweep of expired ones. */
-  async record(session: NewLoginSession): Promise<void> {
-    await this.repo.sweepExpiredLoginSessions();
-    await this.repo.insertLoginSession(session);
+  /**
+   * Records the login session of a start (bound to the provider's generation). Expired ones are
+   * removed by the periodic clean-up (SsoStateCleanupJob); consuming one checks its expiry.
+   */
+  record(session: NewLoginSession): Promise<void> {
+    return this.repo.insertLoginSession(session);
   }
 
   /** A bounded sweep of expired login sessions and exchange codes (the periodic clean-up). */
