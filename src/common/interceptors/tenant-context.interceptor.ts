@@ -5,6 +5,7 @@ import { RequestContext } from '../../infra/context/request-context';
 import { Db, prepared } from '../../infra/database/db.service';
 import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
 import { NO_REQUEST_TRANSACTION } from '../decorators/no-request-transaction.decorator';
+import { ONE_STATEMENT } from '../decorators/one-statement.decorator';
 import { AppException } from '../errors/app.exception';
 import { ANONYMOUS, Principal, scopeOf } from '../principal';
 import type { AuthedRequest } from '../guards/auth.guard';
@@ -21,8 +22,9 @@ const CREDENTIAL_LIVE = prepared('credential_live', `SELECT app_credential_live(
 
 /**
  * Runs each handler in one transaction whose row-level-security settings are the caller's
- * tenants. Routes marked @NoRequestTransaction (outbound network calls, audited refusals) open
- * their own; the principal is still put in the request context for them.
+ * tenants, or, for a handler marked @OneStatement, its one statement alone with those settings.
+ * Routes marked @NoRequestTransaction (outbound network calls, audited refusals) open their own;
+ * the principal is still put in the request context for them.
  */
 @Injectable()
 export class TenantContextInterceptor implements NestInterceptor {
@@ -40,6 +42,9 @@ export class TenantContextInterceptor implements NestInterceptor {
     if (this.cls.isActive()) this.cls.set(PRINCIPAL_KEY, principal);
     if (this.reflector.getAllAndOverride<boolean | undefined>(NO_REQUEST_TRANSACTION, [ctx.getHandler(), ctx.getClass()])) return next.handle();
     const checkCredential = WRITE_METHODS.has(req.method) && (!!principal.sessionId || !!principal.apiKeyId);
+    if (!checkCredential && this.reflector.get<boolean | undefined>(ONE_STATEMENT, ctx.getHandler())) {
+      return from(this.tx.runOneStatement(scopeOf(principal), () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    }
     return from(
       this.tx.run(scopeOf(principal), async () => {
         if (checkCredential) await this.requireLiveCredential(principal);

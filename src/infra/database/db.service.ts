@@ -91,7 +91,9 @@ export const CURRENT_TX = 'tenantTx';
  * Statement-wise mode (`eachStatement`): no BEGIN; each statement runs as its own implicit
  * transaction in one message with the settings (`SELECT set_config(...); statement`), for
  * lookups whose statements need no common snapshot (principal resolution): one round trip each
- * and no COMMIT.
+ * and no COMMIT. One-statement mode (`oneStatement`, the routes marked @OneStatement) is the same
+ * for a request whose whole work is one statement, and refuses a second: that one would not share
+ * the first one's snapshot or atomicity.
  */
 export class Tx {
   client: PoolClient | null = null;
@@ -111,9 +113,18 @@ export class Tx {
     public scope: TenantScope,
     private readonly named: boolean,
     readonly eachStatement = false,
-  ) {}
+    private readonly oneStatement = false,
+  ) {
+    if (oneStatement && !eachStatement) throw new Error('a one-statement context runs statement-wise');
+  }
+
+  /** Statements sent so far (one-statement mode refuses the second). */
+  private statements = 0;
 
   async query(sql: Sql, params: unknown[]): Promise<Outcome> {
+    if (this.oneStatement && this.statements++ > 0) {
+      throw new Error('a route marked @OneStatement ran a second statement: remove the mark, or make its work one statement');
+    }
     const client = this.client ?? (await this.connect());
     try {
       if (this.eachStatement) return await this.alone(client, sql, params);
@@ -282,9 +293,12 @@ export class Db {
     return this.poolRef;
   };
 
-  /** A transaction not yet opened, under `scope`. */
-  newTx(scope: TenantScope, eachStatement = false): Tx {
-    return new Tx(this.pool, scope, this.named, eachStatement);
+  /**
+   * A transaction not yet opened, under `scope`: a transaction block (the default), statement by
+   * statement, or one statement only (see Tx).
+   */
+  newTx(scope: TenantScope, mode: 'transaction' | 'each-statement' | 'one-statement' = 'transaction'): Tx {
+    return new Tx(this.pool, scope, this.named, mode !== 'transaction', mode === 'one-statement');
   }
 
   /** The transaction of the current request or job, if any. */

@@ -53,7 +53,19 @@ export class TenantTransaction {
     this.note(reason);
     const current = this.db.currentTx();
     if (current) return this.within(current, SYSTEM_SCOPE, fn);
-    return this.open(this.db.newTx(SYSTEM_SCOPE, true), fn);
+    return this.open(this.db.newTx(SYSTEM_SCOPE, 'each-statement'), fn);
+  }
+
+  /**
+   * Runs fn, whose whole work is one statement, as that statement alone: one message with the
+   * settings, its own implicit transaction, no BEGIN and no COMMIT (the routes marked
+   * @OneStatement). A second statement fails instead of running outside the first one's
+   * transaction. Inside a transaction it joins it, as run does.
+   */
+  async runOneStatement<T>(scope: TenantScope, fn: () => Promise<T>): Promise<T> {
+    const current = this.db.currentTx();
+    if (current) return this.within(current, scope, fn);
+    return this.open(this.db.newTx(scope, 'one-statement'), fn);
   }
 
   /**

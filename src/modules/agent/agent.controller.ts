@@ -7,6 +7,7 @@ import { AgentSettingsService } from './agent-settings.service';
 import { ElevationIngestDto, ElevationIngestResultDto, PamSettingsDto } from './dto/elevation-ingest.dto';
 import { ElevationIngestService } from './elevation-ingest.service';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
+import { OneStatement } from '../../common/decorators/one-statement.decorator';
 
 /**
  * Routes agents call with their own token; `:id` is the agent id and must be the token's
@@ -50,6 +51,7 @@ export class AgentController {
    */
   @Get('pam-settings')
   @AgentAuth()
+  @OneStatement()
   pamSettings(@CurrentPrincipal() principal: Principal): Promise<PamSettingsDto> {
     return this.settings.pamSettings(principal);
   }

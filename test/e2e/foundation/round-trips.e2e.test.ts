@@ -23,28 +23,38 @@ describe('round trips to PostgreSQL per request', () => {
 
   const messagesOf = (send: () => Promise<unknown>) => pg.during(send);
 
-  it('resolves an agent on a cache miss with one message and no transaction, then reads its settings in two (open with the read, commit)', async () => {
+  it('resolves an agent on a cache miss with one message and no transaction, then reads its settings in one more (the read alone with its settings)', async () => {
     const messages = await messagesOf(() => k.settings('deviceA1').expect(200));
-    expect(messages).toHaveLength(3);
+    expect(messages).toHaveLength(2);
     expect(messages[0]).toMatch(/^SELECT set_config\('app\.scope', 'system'.*; SELECT a\.id AS agent_id/s);
     expect(messages[0]).not.toMatch(/BEGIN/);
-    expect(messages[1]).toMatch(/^BEGIN; SELECT set_config\('app\.scope', 'organization'.*; SELECT /s);
-    expect(messages[2]).toBe('COMMIT');
+    expect(messages[1]).toMatch(/^SELECT set_config\('app\.scope', 'organization'.*; SELECT /s);
+    expect(messages[1]).not.toMatch(/BEGIN|COMMIT/);
   });
 
-  it('costs a cached agent two messages for a one-read route', async () => {
+  it('costs a cached agent one message for a one-read route marked @OneStatement: no BEGIN, no COMMIT', async () => {
     const messages = await messagesOf(() => k.settings('deviceA1').expect(200));
-    expect(messages.map((m) => m.slice(0, 5))).toEqual(['BEGIN', 'COMMI']);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/^SELECT set_config\('app\.scope', 'organization'.*; SELECT /s);
   });
 
-  it('costs a cached agent polling an empty command queue two messages: withdrawal and hand-out are one function call', async () => {
+  it('costs a cached agent polling an empty command queue one message: withdrawal and hand-out are one function call, run alone with its settings', async () => {
     const a = k.agent('deviceA1');
     const poll = () => request(t.http).get(`/api/v1/agents/${a.id}/commands`).set('Authorization', `Bearer ${a.token}`).expect(200);
     await poll();
     const messages = await messagesOf(poll);
-    expect(messages).toHaveLength(2);
-    expect(messages[0]).toMatch(/^BEGIN; SELECT set_config\(.*; SELECT .* FROM app_agent_commands_take\(/s);
-    expect(messages[1]).toBe('COMMIT');
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/^SELECT set_config\(.*; SELECT .* FROM app_agent_commands_take\(/s);
+    expect(messages[0]).not.toMatch(/BEGIN|COMMIT/);
+  });
+
+  it('costs a technician listing organizations one message once the session is cached: the list alone with its settings', async () => {
+    const list = () => request(t.http).get('/api/v1/organizations').set('Authorization', k.admin.tech).expect(200);
+    await list();
+    const messages = await messagesOf(list);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/^SELECT set_config\('app\.scope', 'partner'.*; SELECT .* FROM organizations/s);
+    expect(messages[0]).not.toMatch(/BEGIN|COMMIT/);
   });
 
   it('counts each stated reason for entering system context, the agent lookup among them', () => {

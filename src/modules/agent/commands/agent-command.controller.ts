@@ -6,6 +6,7 @@ import type { Principal } from '../../../common/principal';
 import { AgentCommandListDto, CommandResultDto, CommandResultResponseDto } from './agent-command.dto';
 import { AgentCommandService } from './agent-command.service';
 import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
+import { OneStatement } from '../../../common/decorators/one-statement.decorator';
 
 @ApiTags('agents')
 @Controller('agents')
@@ -19,6 +20,8 @@ export class AgentCommandController {
    */
   @Get(':id/commands')
   @AgentAuth()
+  // One function call withdraws and hands out the commands (app_agent_commands_take).
+  @OneStatement()
   fetch(@CurrentPrincipal() principal: Principal): Promise<AgentCommandListDto> {
     return this.commands.fetch(principal);
   }

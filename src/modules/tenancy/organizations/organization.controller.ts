@@ -5,6 +5,7 @@ import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
 import { OrganizationService } from './organization.service';
 import { CreateOrganizationDto, OrganizationListDto, OrganizationResponseDto, UpdateOrganizationDto } from './organization.dto';
+import { OneStatement } from '../../../common/decorators/one-statement.decorator';
 
 @ApiTags('organizations')
 @Controller('organizations')
@@ -19,6 +20,7 @@ export class OrganizationController {
    */
   @Get()
   @Auth({ permission: 'organizations:read' })
+  @OneStatement()
   list(): Promise<OrganizationListDto> {
     return this.organizations.list();
   }
