@@ -7,7 +7,7 @@ import { IdentityWriter } from './identity-writer.service';
 import { ownerOf } from './login-provider.util';
 import type { MappedIdentity } from './oidc-claims.util';
 import { LoginRejection } from './sso-login.errors';
-import { LoginProviderRow, LoginSessionRow, LoginUserRow, SsoLoginRepository } from './sso-login.repository';
+import { LoginProviderRow, LoginSessionRow, LoginUserRow, SsoLoginRepository, TenantAccountRow } from './sso-login.repository';
 
 /** Tokens an IdP issued with a sign-in (OIDC), kept sealed with the identity link. */
 export interface IdpTokens {
@@ -85,8 +85,8 @@ export class AccountResolver {
     if (!(await this.repo.organizationActive(orgId))) refuse('no_org_access', 'organization_inactive');
     const linked = await this.repo.identityBySubject(provider.id, sub);
     if (linked) {
-      const user = await this.repo.userById(linked.user_id);
-      if (user && (await this.repo.visibleToOrganization(orgId, user.id))) return this.admitted(orgId, user, 'identity');
+      const user = await this.repo.accountInOrganization(orgId, { userId: linked.user_id });
+      if (user?.visible) return this.admitted(user, 'identity');
       // A link to someone the organization no longer sees is stale: this is a first-time identity again.
       await this.repo.deleteIdentity(linked.id);
     }
@@ -95,21 +95,21 @@ export class AccountResolver {
     if (identity.emailVerification === 'unknown' && !(await this.repo.domainVerifiedFor(orgId, identity.domain))) {
       refuse('sso_domain_unverified', 'email_verification_absent_and_domain_not_verified');
     }
-    const found = await this.repo.userByEmail(identity.email);
-    if (!found || !(await this.repo.visibleToOrganization(orgId, found.id))) return this.provision(provider, identity);
+    const found = await this.repo.accountInOrganization(orgId, { email: identity.email });
+    if (!found?.visible) return this.provision(provider, identity);
     if (await this.repo.otherIdentityOfUser(found.id, provider.id, sub)) refuse('identity_in_use', 'account_linked_to_another_subject');
     // An IdP vouching for an address does not prove the organization controls that mailbox; taking
     // over an account someone signs in to with a password needs the organization's DNS proof.
     if (found.has_password && !(await this.repo.domainVerifiedFor(orgId, identity.domain))) {
       refuse('sso_domain_unverified', 'password_account_needs_verified_domain');
     }
-    return this.admitted(orgId, found, 'email');
+    return this.admitted(found, 'email');
   }
 
-  private async admitted(orgId: string, user: LoginUserRow, matchedBy: Matched['matchedBy']): Promise<Matched> {
+  private admitted(user: TenantAccountRow, matchedBy: Matched['matchedBy']): Matched {
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
-    if (!(await this.repo.isOrganizationMember(orgId, user.id))) refuse('no_org_access', 'no_organization_membership');
-    if (await this.repo.membershipSuspended({ orgId }, user.id)) refuse('user_disabled', 'membership_suspended');
+    if (!user.member) refuse('no_org_access', 'no_organization_membership');
+    if (user.suspended) refuse('user_disabled', 'membership_suspended');
     return { userId: user.id, matchedBy };
   }
 
@@ -121,12 +121,12 @@ export class AccountResolver {
     const partnerId = provider.partner_id!;
     if (!(await this.repo.partnerActive(partnerId))) refuse('no_org_access', 'partner_inactive');
     const linked = await this.repo.identityBySubject(provider.id, sub);
-    const user = linked ? await this.repo.userById(linked.user_id) : await this.repo.userByEmail(identity.email);
-    if (!user || !(await this.repo.visibleToPartner(partnerId, user.id))) refuse('invite_required', 'no_account');
+    const user = await this.repo.accountInPartner(partnerId, linked ? { userId: linked.user_id } : { email: identity.email });
+    if (!user?.visible) refuse('invite_required', 'no_account');
     if (!linked && (await this.repo.otherIdentityOfUser(user.id, provider.id, sub))) refuse('identity_in_use', 'account_linked_to_another_subject');
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
-    if (!(await this.repo.isPartnerMember(partnerId, user.id))) refuse('invite_required', 'not_a_technician_of_this_partner');
-    if (await this.repo.membershipSuspended({ partnerId }, user.id)) refuse('user_disabled', 'membership_suspended');
+    if (!user.member) refuse('invite_required', 'not_a_technician_of_this_partner');
+    if (user.suspended) refuse('user_disabled', 'membership_suspended');
     return { userId: user.id, matchedBy: linked ? 'identity' : 'email' };
   }
 
@@ -144,18 +144,21 @@ export class AccountResolver {
     const configurerId = provider.updated_by ?? provider.created_by;
     if (configurerId === userId) return;
     if (!configurerId) refuse('invalid_provider_configuration', 'provider_configurer_unknown');
-    const configurer = await this.repo.userById(configurerId);
-    if (!configurer || configurer.status !== 'active') refuse('invalid_provider_configuration', 'provider_configurer_inactive');
+    // The configurer's row and both grants in one statement.
     if (provider.org_id) {
-      const held = await this.repo.permissionsInOrganization(configurerId, provider.org_id);
-      const needed = await this.repo.permissionsInOrganization(userId, provider.org_id);
-      if (!needed.every((permission) => hasPermission(held, permission))) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
+      const grants = await this.repo.grantsInOrganization(provider.org_id, [configurerId, userId]);
+      const configurer = grants.find((g) => g.id === configurerId);
+      if (!configurer || configurer.status !== 'active') refuse('invalid_provider_configuration', 'provider_configurer_inactive');
+      const needed = grants.find((g) => g.id === userId)?.permissions ?? [];
+      if (!needed.every((permission) => hasPermission(configurer.permissions, permission))) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
       return;
     }
-    const partnerId = provider.partner_id!;
-    const held = await this.repo.partnerGrantOf(configurerId, partnerId);
-    const needed = await this.repo.partnerGrantOf(userId, partnerId);
-    const covered = !!held && !!needed && needed.permissions.every((permission) => hasPermission(held.permissions, permission)) && (held.all_orgs || !needed.all_orgs);
+    const grants = await this.repo.grantsInPartner(provider.partner_id!, [configurerId, userId]);
+    const configurer = grants.find((g) => g.id === configurerId);
+    if (!configurer || configurer.status !== 'active') refuse('invalid_provider_configuration', 'provider_configurer_inactive');
+    const held = configurer.permissions;
+    const needed = grants.find((g) => g.id === userId);
+    const covered = !!held && !!needed?.permissions && needed.permissions.every((permission) => hasPermission(held, permission)) && (configurer.all_orgs || !needed.all_orgs);
     if (!covered) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
   }
 
@@ -177,11 +180,11 @@ export class AccountResolver {
     let userId = await this.accounts.createUser(identity.email, identity.name);
     if (!userId) {
       // Held by an account this organization cannot see, or created by a concurrent sign-in.
-      const existing = await this.repo.userByEmail(identity.email);
+      const existing = await this.repo.accountInOrganization(orgId, { email: identity.email });
       if (!existing) throw new Error('An email refused as taken has no account');
       if (existing.status !== 'active') refuse('user_disabled', 'account_disabled');
       // Links it kept at this provider from a time the organization saw it are stale.
-      if (!(await this.repo.visibleToOrganization(orgId, existing.id))) await this.repo.deleteIdentitiesAt(provider.id, existing.id);
+      if (!existing.visible) await this.repo.deleteIdentitiesAt(provider.id, existing.id);
       userId = existing.id;
     }
     await this.accounts.addOrgMember(orgId, userId, role.id);
@@ -206,10 +209,9 @@ export class AccountResolver {
     const role = await this.repo.organizationRole(orgId, provider.default_role_id);
     if (!role) refuse('default_role_required', 'default_role_not_an_organization_role');
     if (!provider.default_role_set_by) refuse('default_role_required', 'default_role_configurer_unknown');
-    const configurer = await this.repo.userById(provider.default_role_set_by);
+    const [configurer] = await this.repo.grantsInOrganization(orgId, [provider.default_role_set_by]);
     if (!configurer || configurer.status !== 'active') refuse('default_role_required', 'default_role_configurer_inactive');
-    const held = await this.repo.permissionsInOrganization(configurer.id, orgId);
-    if (!role.permissions.every((permission) => hasPermission(held, permission))) refuse('default_role_required', 'default_role_configurer_no_longer_entitled');
+    if (!role.permissions.every((permission) => hasPermission(configurer.permissions, permission))) refuse('default_role_required', 'default_role_configurer_no_longer_entitled');
     return { role, configurer };
   }
 

@@ -75,6 +75,28 @@ export interface LoginUserRow {
   has_password: boolean;
 }
 
+/**
+ * An account as a tenant knows it: whether the tenant sees it at all (a member of it, or of its
+ * partner or one of its organizations), whether it is the tenant's own member, and whether that
+ * membership is suspended (SCIM deprovisioning: it stays, but signs nobody in).
+ */
+export interface TenantAccountRow extends LoginUserRow {
+  visible: boolean;
+  member: boolean;
+  suspended: boolean;
+}
+
+/** A user, and everything they may do in an organization now (none when suspended or not a member). */
+export interface OrganizationGrantRow extends LoginUserRow {
+  permissions: string[];
+}
+
+/** A user, and their grant in a partner (null: not an unsuspended technician of it). */
+export interface PartnerGrantRow extends LoginUserRow {
+  permissions: string[] | null;
+  all_orgs: boolean | null;
+}
+
 export interface IdentityUpsert {
   orgId: string | null;
   partnerId: string | null;
@@ -103,6 +125,20 @@ export interface ExchangeCodeRow {
 const PROVIDER_COLUMNS = `id, org_id, partner_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url,
   userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains,
   enforce_sso, trusts_idp_mfa, generation, created_at, created_by, updated_by`;
+
+const USER_COLUMNS = 'u.id, u.email, u.status, u.password_hash IS NOT NULL AS has_password';
+
+/** `$1` the organization; the user is `u`. */
+const ORGANIZATION_STANDING = `${USER_COLUMNS}, m.user_id IS NOT NULL AS member, m.suspended_at IS NOT NULL AS suspended,
+  m.user_id IS NOT NULL OR EXISTS (SELECT 1 FROM partner_memberships pm JOIN organizations o ON o.partner_id = pm.partner_id
+                                    WHERE o.id = $1 AND pm.user_id = u.id) AS visible
+  FROM users u LEFT JOIN organization_memberships m ON m.org_id = $1 AND m.user_id = u.id`;
+
+/** `$1` the partner; the user is `u`. */
+const PARTNER_STANDING = `${USER_COLUMNS}, pm.user_id IS NOT NULL AS member, pm.suspended_at IS NOT NULL AS suspended,
+  pm.user_id IS NOT NULL OR EXISTS (SELECT 1 FROM organization_memberships m JOIN organizations o ON o.id = m.org_id
+                                     WHERE o.partner_id = $1 AND m.user_id = u.id) AS visible
+  FROM users u LEFT JOIN partner_memberships pm ON pm.partner_id = $1 AND pm.user_id = u.id`;
 
 const SESSION_COLUMNS = 'id, org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id, iss_required';
 
@@ -199,30 +235,22 @@ export class SsoLoginRepository {
     return this.db.one<LoginUserRow>(`SELECT id, email, status, password_hash IS NOT NULL AS has_password FROM users WHERE id = $1`, [id]);
   }
 
-  userByEmail(email: string): Promise<LoginUserRow | null> {
-    return this.db.one<LoginUserRow>(`SELECT id, email, status, password_hash IS NOT NULL AS has_password FROM users WHERE lower(email) = lower($1)`, [email]);
+  /**
+   * The account with this id (or address), as the organization knows it, in one statement: it
+   * sees the user when they are its member or a technician of its partner (whatever their
+   * organization reach).
+   */
+  accountInOrganization(orgId: string, by: { userId: string } | { email: string }): Promise<TenantAccountRow | null> {
+    return 'userId' in by
+      ? this.db.one<TenantAccountRow>(`SELECT ${ORGANIZATION_STANDING} WHERE u.id = $2`, [orgId, by.userId])
+      : this.db.one<TenantAccountRow>(`SELECT ${ORGANIZATION_STANDING} WHERE lower(u.email) = lower($2)`, [orgId, by.email]);
   }
 
-  /** The organization sees the user: a member of it, or a technician of its partner (whatever their organization reach). */
-  async visibleToOrganization(orgId: string, userId: string): Promise<boolean> {
-    const row = await this.db.one<{ visible: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2)
-           OR EXISTS (SELECT 1 FROM partner_memberships pm JOIN organizations o ON o.partner_id = pm.partner_id
-                       WHERE o.id = $1 AND pm.user_id = $2) AS visible`,
-      [orgId, userId],
-    );
-    return row!.visible;
-  }
-
-  /** The partner sees the user: one of its technicians, or a member of one of its organizations. */
-  async visibleToPartner(partnerId: string, userId: string): Promise<boolean> {
-    const row = await this.db.one<{ visible: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2)
-           OR EXISTS (SELECT 1 FROM organization_memberships m JOIN organizations o ON o.id = m.org_id
-                       WHERE o.partner_id = $1 AND m.user_id = $2) AS visible`,
-      [partnerId, userId],
-    );
-    return row!.visible;
+  /** The account as the partner knows it: its technician, or a member of one of its organizations. */
+  accountInPartner(partnerId: string, by: { userId: string } | { email: string }): Promise<TenantAccountRow | null> {
+    return 'userId' in by
+      ? this.db.one<TenantAccountRow>(`SELECT ${PARTNER_STANDING} WHERE u.id = $2`, [partnerId, by.userId])
+      : this.db.one<TenantAccountRow>(`SELECT ${PARTNER_STANDING} WHERE lower(u.email) = lower($2)`, [partnerId, by.email]);
   }
 
   async deleteIdentity(id: string): Promise<void> {
@@ -254,14 +282,6 @@ export class SsoLoginRepository {
     return (await this.db.one(`SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2`, [partnerId, userId])) !== null;
   }
 
-  /** Whether the membership was suspended (SCIM deprovisioning): it stays, but signs nobody in. */
-  async membershipSuspended(owner: ProviderOwner, userId: string): Promise<boolean> {
-    const row = owner.orgId
-      ? await this.db.one(`SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [owner.orgId, userId])
-      : await this.db.one(`SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL`, [owner.partnerId, userId]);
-    return row !== null;
-  }
-
   /** Spec 1.2.2: the organization proved it owns the domain through DNS. */
   async domainVerifiedFor(orgId: string, domain: string): Promise<boolean> {
     return (await this.db.one(`SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified`, [orgId, domain])) !== null;
@@ -272,34 +292,43 @@ export class SsoLoginRepository {
   }
 
   /**
-   * Everything a user may do in an organization now: their own membership's role, and the
-   * role of a technician of the organization's partner who can reach it. A suspended membership
-   * grants nothing.
+   * The users with these ids (those that exist), each with everything they may do in the
+   * organization now, in one statement: their own membership's role, and the role of a technician
+   * of the organization's partner who can reach it. A suspended membership grants nothing.
    */
-  async permissionsInOrganization(userId: string, orgId: string): Promise<string[]> {
-    const rows = await this.db.rows<{ permissions: string[] }>(
-      `SELECT r.permissions FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
-        WHERE m.user_id = $1 AND m.org_id = $2 AND m.suspended_at IS NULL
-       UNION ALL
-       SELECT r.permissions FROM partner_memberships pm
-         JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-         JOIN organizations o ON o.partner_id = pm.partner_id AND o.id = $2
-         JOIN partners pa ON pa.id = pm.partner_id AND pa.status = 'active'
-        WHERE pm.user_id = $1 AND pm.suspended_at IS NULL
-          AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs x
-                                                  WHERE x.partner_id = pm.partner_id AND x.user_id = pm.user_id AND x.org_id = $2))`,
-      [userId, orgId],
+  grantsInOrganization(orgId: string, userIds: string[]): Promise<OrganizationGrantRow[]> {
+    return this.db.rows<OrganizationGrantRow>(
+      `WITH grants AS (
+         SELECT m.user_id, r.permissions FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
+          WHERE m.user_id = ANY ($2::uuid[]) AND m.org_id = $1 AND m.suspended_at IS NULL
+         UNION ALL
+         SELECT pm.user_id, r.permissions FROM partner_memberships pm
+           JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+           JOIN organizations o ON o.partner_id = pm.partner_id AND o.id = $1
+           JOIN partners pa ON pa.id = pm.partner_id AND pa.status = 'active'
+          WHERE pm.user_id = ANY ($2::uuid[]) AND pm.suspended_at IS NULL
+            AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs x
+                                                    WHERE x.partner_id = pm.partner_id AND x.user_id = pm.user_id AND x.org_id = $1))
+       )
+       SELECT ${USER_COLUMNS},
+              coalesce((SELECT array_agg(p) FROM grants g CROSS JOIN LATERAL unnest(g.permissions) p WHERE g.user_id = u.id), '{}') AS permissions
+         FROM users u WHERE u.id = ANY ($2::uuid[])`,
+      [orgId, userIds],
     );
-    return rows.flatMap((r) => r.permissions);
   }
 
-  /** A technician's permissions in their partner, and whether they reach every organization of it. */
-  partnerGrantOf(userId: string, partnerId: string): Promise<{ permissions: string[]; all_orgs: boolean } | null> {
-    return this.db.one(
-      `SELECT r.permissions, pm.org_access = 'all' AS all_orgs
-         FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-        WHERE pm.user_id = $1 AND pm.partner_id = $2 AND pm.suspended_at IS NULL`,
-      [userId, partnerId],
+  /**
+   * The users with these ids (those that exist), each with their permissions in the partner and
+   * whether they reach every organization of it (both null unless an unsuspended technician of it).
+   */
+  grantsInPartner(partnerId: string, userIds: string[]): Promise<PartnerGrantRow[]> {
+    return this.db.rows<PartnerGrantRow>(
+      `SELECT ${USER_COLUMNS}, r.permissions, CASE WHEN r.id IS NULL THEN NULL ELSE pm.org_access = 'all' END AS all_orgs
+         FROM users u
+         LEFT JOIN partner_memberships pm ON pm.partner_id = $1 AND pm.user_id = u.id AND pm.suspended_at IS NULL
+         LEFT JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+        WHERE u.id = ANY ($2::uuid[])`,
+      [partnerId, userIds],
     );
   }
 

@@ -53,18 +53,17 @@ SELECT provider_id, email, last_login_at FROM user_sso_identities WHERE user_id 
 -- SsoLoginRepository.userById
 SELECT id, email, status, password_hash IS NOT NULL AS has_password FROM users WHERE id = $1;
 
--- SsoLoginRepository.userByEmail
-SELECT id, email, status, password_hash IS NOT NULL AS has_password FROM users WHERE lower(email) = lower($1);
+-- SsoLoginRepository.accountInOrganization
+SELECT ${…} WHERE u.id = $2;
 
--- SsoLoginRepository.visibleToOrganization.row
-SELECT EXISTS (SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2)
-OR EXISTS (SELECT 1 FROM partner_memberships pm JOIN organizations o ON o.partner_id = pm.partner_id
-            WHERE o.id = $1 AND pm.user_id = $2) AS visible;
+-- SsoLoginRepository.accountInOrganization
+SELECT ${…} WHERE lower(u.email) = lower($2);
 
--- SsoLoginRepository.visibleToPartner.row
-SELECT EXISTS (SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2)
-OR EXISTS (SELECT 1 FROM organization_memberships m JOIN organizations o ON o.id = m.org_id
-            WHERE o.partner_id = $1 AND m.user_id = $2) AS visible;
+-- SsoLoginRepository.accountInPartner
+SELECT ${…} WHERE u.id = $2;
+
+-- SsoLoginRepository.accountInPartner
+SELECT ${…} WHERE lower(u.email) = lower($2);
 
 -- SsoLoginRepository.deleteIdentity
 DELETE FROM user_sso_identities WHERE id = $1;
@@ -84,34 +83,35 @@ SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2;
 -- SsoLoginRepository.isPartnerMember
 SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2;
 
--- SsoLoginRepository.membershipSuspended.row
-SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL;
-
--- SsoLoginRepository.membershipSuspended.row
-SELECT 1 FROM partner_memberships WHERE partner_id = $1 AND user_id = $2 AND suspended_at IS NOT NULL;
-
 -- SsoLoginRepository.domainVerifiedFor
 SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified;
 
 -- SsoLoginRepository.organizationRole
 SELECT id, permissions FROM roles WHERE org_id = $1 AND id = $2 AND scope = 'organization';
 
--- SsoLoginRepository.permissionsInOrganization.rows
-SELECT r.permissions FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
- WHERE m.user_id = $1 AND m.org_id = $2 AND m.suspended_at IS NULL
-UNION ALL
-SELECT r.permissions FROM partner_memberships pm
-  JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-  JOIN organizations o ON o.partner_id = pm.partner_id AND o.id = $2
-  JOIN partners pa ON pa.id = pm.partner_id AND pa.status = 'active'
- WHERE pm.user_id = $1 AND pm.suspended_at IS NULL
-   AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs x
-                                           WHERE x.partner_id = pm.partner_id AND x.user_id = pm.user_id AND x.org_id = $2));
+-- SsoLoginRepository.grantsInOrganization
+WITH grants AS (
+  SELECT m.user_id, r.permissions FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
+   WHERE m.user_id = ANY ($2::uuid[]) AND m.org_id = $1 AND m.suspended_at IS NULL
+  UNION ALL
+  SELECT pm.user_id, r.permissions FROM partner_memberships pm
+    JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+    JOIN organizations o ON o.partner_id = pm.partner_id AND o.id = $1
+    JOIN partners pa ON pa.id = pm.partner_id AND pa.status = 'active'
+   WHERE pm.user_id = ANY ($2::uuid[]) AND pm.suspended_at IS NULL
+     AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs x
+                                             WHERE x.partner_id = pm.partner_id AND x.user_id = pm.user_id AND x.org_id = $1))
+)
+SELECT ${…},
+       coalesce((SELECT array_agg(p) FROM grants g CROSS JOIN LATERAL unnest(g.permissions) p WHERE g.user_id = u.id), '{}') AS permissions
+  FROM users u WHERE u.id = ANY ($2::uuid[]);
 
--- SsoLoginRepository.partnerGrantOf
-SELECT r.permissions, pm.org_access = 'all' AS all_orgs
- FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-WHERE pm.user_id = $1 AND pm.partner_id = $2 AND pm.suspended_at IS NULL;
+-- SsoLoginRepository.grantsInPartner
+SELECT ${…}, r.permissions, CASE WHEN r.id IS NULL THEN NULL ELSE pm.org_access = 'all' END AS all_orgs
+ FROM users u
+ LEFT JOIN partner_memberships pm ON pm.partner_id = $1 AND pm.user_id = u.id AND pm.suspended_at IS NULL
+ LEFT JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
+WHERE u.id = ANY ($2::uuid[]);
 
 -- SsoLoginRepository.upsertIdentity
 INSERT INTO user_sso_identities (org_id, partner_id, user_id, provider_id, external_id, email, profile, access_token, refresh_token, token_expires_at, last_login_at)
