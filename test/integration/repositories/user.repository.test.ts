@@ -108,11 +108,15 @@ describe('users, memberships and invitations', () => {
       const invitee = await person('invitee-sites');
       await m.as(asAdminA(), () => users.insertOrgInvitation(orgInvitation(t.orgA, invitee, { siteIds: [t.siteA2, gone, t.siteB1] })));
       const views = await m.as(asAdminA(), () => users.memberships([t.adminA, t.siteUserA1, invitee], [t.orgA]));
-      expect(views.map((v) => [v.userId, v.roleId, v.siteIds, v.pending])).toEqual([
-        [t.adminA, t.roleAdminA, null, false],
-        [t.siteUserA1, t.roleAdminA, [t.siteA1], false],
-        [invitee, t.roleReaderA, [t.siteA2], true],
-      ]);
+      // The fixture's memberships share one creation time, and the list orders by time and organization only.
+      const byUser = (rows: unknown[][]) => [...rows].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+      expect(byUser(views.map((v) => [v.userId, v.roleId, v.siteIds, v.pending]))).toEqual(
+        byUser([
+          [t.adminA, t.roleAdminA, null, false],
+          [t.siteUserA1, t.roleAdminA, [t.siteA1], false],
+          [invitee, t.roleReaderA, [t.siteA2], true],
+        ]),
+      );
       expect(await m.as(asAdminA(), () => users.emailVisible(`INVITED-${invitee.slice(0, 8)}@${t.label}.example`))).toBe(true);
       expect(await m.as(asAdminB(), () => users.emailVisible(`invited-${invitee.slice(0, 8)}@${t.label}.example`))).toBe(false);
     });
