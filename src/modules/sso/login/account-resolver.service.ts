@@ -82,10 +82,9 @@ export class AccountResolver {
    */
   private async organizationAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<Matched> {
     const orgId = provider.org_id!;
-    if (!(await this.repo.organizationActive(orgId))) refuse('no_org_access', 'organization_inactive');
-    const linked = await this.repo.identityBySubject(provider.id, sub);
+    const { tenantActive, identity: linked, account: user } = await this.repo.subjectIn({ orgId }, provider.id, sub, identity.email);
+    if (!tenantActive) refuse('no_org_access', 'organization_inactive');
     if (linked) {
-      const user = await this.repo.accountInOrganization(orgId, { userId: linked.user_id });
       if (user?.visible) return this.admitted(user, 'identity');
       // A link to someone the organization no longer sees is stale: this is a first-time identity again.
       await this.repo.deleteIdentity(linked.id);
@@ -95,7 +94,7 @@ export class AccountResolver {
     if (identity.emailVerification === 'unknown' && !(await this.repo.domainVerifiedFor(orgId, identity.domain))) {
       refuse('sso_domain_unverified', 'email_verification_absent_and_domain_not_verified');
     }
-    const found = await this.repo.accountInOrganization(orgId, { email: identity.email });
+    const found = await this.repo.accountInOrganization(orgId, identity.email);
     if (!found?.visible) return this.provision(provider, identity);
     if (await this.repo.otherIdentityOfUser(found.id, provider.id, sub)) refuse('identity_in_use', 'account_linked_to_another_subject');
     // An IdP vouching for an address does not prove the organization controls that mailbox; taking
@@ -119,9 +118,8 @@ export class AccountResolver {
    */
   private async partnerAccount(provider: LoginProviderRow, sub: string, identity: MappedIdentity): Promise<Matched> {
     const partnerId = provider.partner_id!;
-    if (!(await this.repo.partnerActive(partnerId))) refuse('no_org_access', 'partner_inactive');
-    const linked = await this.repo.identityBySubject(provider.id, sub);
-    const user = await this.repo.accountInPartner(partnerId, linked ? { userId: linked.user_id } : { email: identity.email });
+    const { tenantActive, identity: linked, account: user } = await this.repo.subjectIn({ partnerId }, provider.id, sub, identity.email);
+    if (!tenantActive) refuse('no_org_access', 'partner_inactive');
     if (!user?.visible) refuse('invite_required', 'no_account');
     if (!linked && (await this.repo.otherIdentityOfUser(user.id, provider.id, sub))) refuse('identity_in_use', 'account_linked_to_another_subject');
     if (user.status !== 'active') refuse('user_disabled', 'account_disabled');
@@ -180,7 +178,7 @@ export class AccountResolver {
     let userId = await this.accounts.createUser(identity.email, identity.name);
     if (!userId) {
       // Held by an account this organization cannot see, or created by a concurrent sign-in.
-      const existing = await this.repo.accountInOrganization(orgId, { email: identity.email });
+      const existing = await this.repo.accountInOrganization(orgId, identity.email);
       if (!existing) throw new Error('An email refused as taken has no account');
       if (existing.status !== 'active') refuse('user_disabled', 'account_disabled');
       // Links it kept at this provider from a time the organization saw it are stale.

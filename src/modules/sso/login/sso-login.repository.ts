@@ -97,6 +97,16 @@ export interface PartnerGrantRow extends LoginUserRow {
   all_orgs: boolean | null;
 }
 
+/** A sign-in's first look at its tenant and the IdP subject (SsoLoginRepository.subjectIn). */
+export interface SubjectInTenant {
+  /** The provider's organization and its partner, or its partner, are active. */
+  tenantActive: boolean;
+  /** The identity the subject is linked by at the provider. */
+  identity: { id: string; user_id: string } | null;
+  /** The linked account (or, where asked, the account of the address when none is linked) as the tenant knows it. */
+  account: TenantAccountRow | null;
+}
+
 export interface IdentityUpsert {
   orgId: string | null;
   partnerId: string | null;
@@ -236,21 +246,44 @@ export class SsoLoginRepository {
   }
 
   /**
-   * The account with this id (or address), as the organization knows it, in one statement: it
-   * sees the user when they are its member or a technician of its partner (whatever their
-   * organization reach).
+   * The first statement of account resolution: whether the provider's tenant is active, the
+   * identity the IdP subject is linked by, and its account as the tenant knows it. For a partner
+   * provider, with no identity linked, the account is the one holding `email` (partner sign-ins
+   * match by address without provisioning); for an organization provider the address is looked up
+   * only when needed (accountInOrganization), after the checks that may refuse first.
    */
-  accountInOrganization(orgId: string, by: { userId: string } | { email: string }): Promise<TenantAccountRow | null> {
-    return 'userId' in by
-      ? this.db.one<TenantAccountRow>(`SELECT ${ORGANIZATION_STANDING} WHERE u.id = $2`, [orgId, by.userId])
-      : this.db.one<TenantAccountRow>(`SELECT ${ORGANIZATION_STANDING} WHERE lower(u.email) = lower($2)`, [orgId, by.email]);
+  async subjectIn(owner: ProviderOwner, providerId: string, subject: string, email: string): Promise<SubjectInTenant> {
+    const row = owner.orgId
+      ? await this.db.one<{ tenant_active: boolean; identity_id: string | null; identity_user_id: string | null; account: TenantAccountRow | null }>(
+          `SELECT EXISTS (SELECT 1 FROM organizations o JOIN partners p ON p.id = o.partner_id
+                           WHERE o.id = $1 AND o.status = 'active' AND p.status = 'active') AS tenant_active,
+                  i.id AS identity_id, i.user_id AS identity_user_id,
+                  (SELECT to_jsonb(a) FROM (SELECT ${ORGANIZATION_STANDING} WHERE u.id = i.user_id) a) AS account
+             FROM (SELECT 1) one LEFT JOIN user_sso_identities i ON i.provider_id = $2 AND i.external_id = $3`,
+          [owner.orgId, providerId, subject],
+        )
+      : await this.db.one<{ tenant_active: boolean; identity_id: string | null; identity_user_id: string | null; account: TenantAccountRow | null }>(
+          `SELECT EXISTS (SELECT 1 FROM partners p WHERE p.id = $1 AND p.status = 'active') AS tenant_active,
+                  i.id AS identity_id, i.user_id AS identity_user_id,
+                  CASE WHEN i.id IS NOT NULL THEN (SELECT to_jsonb(a) FROM (SELECT ${PARTNER_STANDING} WHERE u.id = i.user_id) a)
+                       ELSE (SELECT to_jsonb(a) FROM (SELECT ${PARTNER_STANDING} WHERE lower(u.email) = lower($4)) a) END AS account
+             FROM (SELECT 1) one LEFT JOIN user_sso_identities i ON i.provider_id = $2 AND i.external_id = $3`,
+          [owner.partnerId, providerId, subject, email],
+        );
+    return {
+      tenantActive: row!.tenant_active,
+      identity: row!.identity_id ? { id: row!.identity_id, user_id: row!.identity_user_id! } : null,
+      account: row!.account,
+    };
   }
 
-  /** The account as the partner knows it: its technician, or a member of one of its organizations. */
-  accountInPartner(partnerId: string, by: { userId: string } | { email: string }): Promise<TenantAccountRow | null> {
-    return 'userId' in by
-      ? this.db.one<TenantAccountRow>(`SELECT ${PARTNER_STANDING} WHERE u.id = $2`, [partnerId, by.userId])
-      : this.db.one<TenantAccountRow>(`SELECT ${PARTNER_STANDING} WHERE lower(u.email) = lower($2)`, [partnerId, by.email]);
+  /**
+   * The account holding this address, as the organization knows it, in one statement: it sees
+   * the user when they are its member or a technician of its partner (whatever their
+   * organization reach).
+   */
+  accountInOrganization(orgId: string, email: string): Promise<TenantAccountRow | null> {
+    return this.db.one<TenantAccountRow>(`SELECT ${ORGANIZATION_STANDING} WHERE lower(u.email) = lower($2)`, [orgId, email]);
   }
 
   async deleteIdentity(id: string): Promise<void> {
@@ -260,18 +293,6 @@ export class SsoLoginRepository {
   /** Every link of the user at one provider (links left from a time the provider's tenant still saw the user). */
   async deleteIdentitiesAt(providerId: string, userId: string): Promise<void> {
     await this.db.exec(`DELETE FROM user_sso_identities WHERE provider_id = $1 AND user_id = $2`, [providerId, userId]);
-  }
-
-  async organizationActive(orgId: string): Promise<boolean> {
-    const row = await this.db.one(
-      `SELECT 1 FROM organizations o JOIN partners p ON p.id = o.partner_id WHERE o.id = $1 AND o.status = 'active' AND p.status = 'active'`,
-      [orgId],
-    );
-    return row !== null;
-  }
-
-  async partnerActive(partnerId: string): Promise<boolean> {
-    return (await this.db.one(`SELECT 1 FROM partners WHERE id = $1 AND status = 'active'`, [partnerId])) !== null;
   }
 
   async isOrganizationMember(orgId: string, userId: string): Promise<boolean> {

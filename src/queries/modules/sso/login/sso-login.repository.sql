@@ -53,16 +53,21 @@ SELECT provider_id, email, last_login_at FROM user_sso_identities WHERE user_id 
 -- SsoLoginRepository.userById
 SELECT id, email, status, password_hash IS NOT NULL AS has_password FROM users WHERE id = $1;
 
--- SsoLoginRepository.accountInOrganization
-SELECT ${…} WHERE u.id = $2;
+-- SsoLoginRepository.subjectIn.row
+SELECT EXISTS (SELECT 1 FROM organizations o JOIN partners p ON p.id = o.partner_id
+              WHERE o.id = $1 AND o.status = 'active' AND p.status = 'active') AS tenant_active,
+     i.id AS identity_id, i.user_id AS identity_user_id,
+     (SELECT to_jsonb(a) FROM (SELECT ${…} WHERE u.id = i.user_id) a) AS account
+FROM (SELECT 1) one LEFT JOIN user_sso_identities i ON i.provider_id = $2 AND i.external_id = $3;
+
+-- SsoLoginRepository.subjectIn.row
+SELECT EXISTS (SELECT 1 FROM partners p WHERE p.id = $1 AND p.status = 'active') AS tenant_active,
+     i.id AS identity_id, i.user_id AS identity_user_id,
+     CASE WHEN i.id IS NOT NULL THEN (SELECT to_jsonb(a) FROM (SELECT ${…} WHERE u.id = i.user_id) a)
+          ELSE (SELECT to_jsonb(a) FROM (SELECT ${…} WHERE lower(u.email) = lower($4)) a) END AS account
+FROM (SELECT 1) one LEFT JOIN user_sso_identities i ON i.provider_id = $2 AND i.external_id = $3;
 
 -- SsoLoginRepository.accountInOrganization
-SELECT ${…} WHERE lower(u.email) = lower($2);
-
--- SsoLoginRepository.accountInPartner
-SELECT ${…} WHERE u.id = $2;
-
--- SsoLoginRepository.accountInPartner
 SELECT ${…} WHERE lower(u.email) = lower($2);
 
 -- SsoLoginRepository.deleteIdentity
@@ -70,12 +75,6 @@ DELETE FROM user_sso_identities WHERE id = $1;
 
 -- SsoLoginRepository.deleteIdentitiesAt
 DELETE FROM user_sso_identities WHERE provider_id = $1 AND user_id = $2;
-
--- SsoLoginRepository.organizationActive.row
-SELECT 1 FROM organizations o JOIN partners p ON p.id = o.partner_id WHERE o.id = $1 AND o.status = 'active' AND p.status = 'active';
-
--- SsoLoginRepository.partnerActive
-SELECT 1 FROM partners WHERE id = $1 AND status = 'active';
 
 -- SsoLoginRepository.isOrganizationMember
 SELECT 1 FROM organization_memberships WHERE org_id = $1 AND user_id = $2;
