@@ -17,9 +17,10 @@ import { SYSTEM_SCOPE, type TenantScope } from '../../../src/infra/database/tena
 
 /**
  * The medium tier: a Nest testing module with the database module and only the providers under
- * test, on the run's database through the request role (row-level security applies), with no
- * HTTP server. Calls run in a tenant transaction opened exactly as a request's (TenantTransaction),
- * as a principal the test names; rows are arranged and checked through an owner connection.
+ * test and the TypeORM entities they use, on the run's database through the request role
+ * (row-level security applies), with no HTTP server. Calls run in a tenant transaction opened
+ * exactly as a request's (TenantTransaction), as a principal the test names; rows are arranged and
+ * checked through an owner connection.
  */
 export interface Medium {
   module: TestingModule;
