@@ -25,6 +25,8 @@ export interface HttpLoad {
   requests: { method: 'GET' | 'POST' | 'PUT' | 'PATCH'; path: string; headers?: Record<string, string>; body?: string }[];
   /** Which baseline row to show the ratio against (default: the bare insert baseline). */
   compareWith?: string;
+  /** Seconds of this load, when it is one of many short ones (default: BENCH_DURATION). */
+  durationSeconds?: number;
 }
 
 /** A measurement that is not an HTTP load (engine evaluation, a preview query, an import). */

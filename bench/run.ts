@@ -75,7 +75,7 @@ async function load(url: string, l: HttpLoad, pid: number, name: string): Promis
   const result = await autocannon({
     url,
     connections: l.connections,
-    duration: DURATION,
+    duration: l.durationSeconds ?? DURATION,
     requests: l.requests.map((r) => ({ method: r.method, path: r.path, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body })),
   });
   const bad = result.non2xx + result.errors + result.timeouts;
