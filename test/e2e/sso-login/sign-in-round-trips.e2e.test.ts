@@ -47,18 +47,18 @@ describe('round trips to PostgreSQL per OIDC sign-in', () => {
 
   const transactionsOf = (messages: string[]) => messages.filter((m) => m.startsWith('BEGIN')).length;
 
-  it('provisions a first-time user (JIT) in at most 29 messages and 6 transactions', async () => {
+  it('provisions a first-time user (JIT) in at most 25 messages and 4 transactions', async () => {
     await op.setAccount('round-trips-jit', { email: `round-trips@${domain}`, email_verified: true, name: 'Round Trips' });
     await op.loginAs('round-trips-jit');
     const messages = await signInMessages();
-    expect(messages.length).toBeLessThanOrEqual(29);
-    expect(transactionsOf(messages)).toBeLessThanOrEqual(6);
+    expect(messages.length).toBeLessThanOrEqual(25);
+    expect(transactionsOf(messages)).toBeLessThanOrEqual(4);
   });
 
-  it('signs in a user through their linked identity in at most 23 messages and 6 transactions', async () => {
+  it('signs in a user through their linked identity in at most 19 messages and 4 transactions', async () => {
     await op.loginAs('round-trips-jit');
     const messages = await signInMessages();
-    expect(messages.length).toBeLessThanOrEqual(23);
-    expect(transactionsOf(messages)).toBeLessThanOrEqual(6);
+    expect(messages.length).toBeLessThanOrEqual(19);
+    expect(transactionsOf(messages)).toBeLessThanOrEqual(4);
   });
 });

@@ -49,7 +49,7 @@ export class SsoExchangeService {
       const codeHash = tokenHash(code);
       const row = await this.repo.consumeExchangeCode(codeHash);
       if (!row) throw SsoLoginErrors.invalidExchangeCode();
-      const refusal = !row.fresh ? 'exchange_code_expired' : !(await this.repo.sessionActive(row.session_id, row.user_id)) ? 'session_ended' : null;
+      const refusal = !row.fresh ? 'exchange_code_expired' : !row.session_live ? 'session_ended' : null;
       if (refusal) {
         refuse(SsoLoginErrors.invalidExchangeCode(), {
           keepWork: true,

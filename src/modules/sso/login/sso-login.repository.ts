@@ -51,6 +51,12 @@ export interface LoginSessionRow {
   iss_required: boolean;
 }
 
+/** A consumed login session and its provider as it is now (null: deleted since the start). */
+export interface ConsumedLoginSession {
+  session: LoginSessionRow;
+  provider: LoginProviderRow | null;
+}
+
 export interface NewLoginSession {
   orgId: string | null;
   partnerId: string | null;
@@ -129,12 +135,21 @@ export interface ExchangeCodeRow {
   user_id: string;
   tokens: string;
   fresh: boolean;
+  /** The session the code would hand over is live (sessionActive), read in the same statement. */
+  session_live: boolean;
   age_seconds: number;
 }
 
-const PROVIDER_COLUMNS = `id, org_id, partner_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url,
-  userinfo_url, jwks_url, scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, allowed_domains,
-  enforce_sso, trusts_idp_mfa, generation, created_at, created_by, updated_by`;
+const PROVIDER_COLUMN_NAMES = [
+  'id', 'org_id', 'partner_id', 'name', 'type', 'status', 'issuer', 'client_id', 'client_secret', 'authorization_url', 'token_url',
+  'userinfo_url', 'jwks_url', 'scopes', 'attribute_mapping', 'auto_provision', 'default_role_id', 'default_role_set_by', 'allowed_domains',
+  'enforce_sso', 'trusts_idp_mfa', 'generation', 'created_at', 'created_by', 'updated_by',
+] as const;
+
+const PROVIDER_COLUMNS = PROVIDER_COLUMN_NAMES.join(', ');
+
+/** The provider's columns of `p` under a `p_` prefix (no login session column has it), beside the login session's own. */
+const PREFIXED_PROVIDER_COLUMNS = PROVIDER_COLUMN_NAMES.map((c) => `p.${c} AS p_${c}`).join(', ');
 
 const USER_COLUMNS = 'u.id, u.email, u.status, u.password_hash IS NOT NULL AS has_password';
 
@@ -218,9 +233,24 @@ export class SsoLoginRepository {
     return this.db.one(`SELECT org_id, partner_id, provider_id, purpose FROM sso_sessions WHERE state = $1`, [state]);
   }
 
-  /** Spec 1.1.7 and 3.2: the one statement that makes a state single-use. */
-  consumeLoginSession(state: string): Promise<LoginSessionRow | null> {
-    return this.db.one<LoginSessionRow>(`DELETE FROM sso_sessions WHERE state = $1 AND expires_at > now() RETURNING ${SESSION_COLUMNS}`, [state]);
+  /**
+   * Spec 1.1.7 and 3.2: the one statement that makes a state single-use, answering with the
+   * provider the session was started under, read in the same statement.
+   */
+  async consumeLoginSession(state: string): Promise<ConsumedLoginSession | null> {
+    const row = await this.db.one<Record<string, unknown>>(
+      `WITH s AS (DELETE FROM sso_sessions WHERE state = $1 AND expires_at > now() RETURNING ${SESSION_COLUMNS})
+       SELECT s.*, ${PREFIXED_PROVIDER_COLUMNS} FROM s LEFT JOIN sso_providers p ON p.id = s.provider_id`,
+      [state],
+    );
+    if (!row) return null;
+    const session: Record<string, unknown> = {};
+    const provider: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column.startsWith('p_')) provider[column.slice(2)] = value;
+      else session[column] = value;
+    }
+    return { session: session as unknown as LoginSessionRow, provider: provider.id ? (provider as unknown as LoginProviderRow) : null };
   }
 
   /** Deletes an expired row for the state; null when there was none (never issued, or already used). */
@@ -397,12 +427,21 @@ export class SsoLoginRepository {
     await this.db.exec(`DELETE FROM sso_exchange_codes WHERE id IN (SELECT id FROM sso_exchange_codes WHERE expires_at < now() LIMIT 100)`);
   }
 
-  /** Spec 3.3: one DELETE … RETURNING, so of two concurrent redemptions exactly one gets the row. */
+  /**
+   * Spec 3.3: one DELETE … RETURNING, so of two concurrent redemptions exactly one gets the row;
+   * whether its session is still live (as sessionActive) comes with it.
+   */
   consumeExchangeCode(codeHash: string): Promise<ExchangeCodeRow | null> {
     return this.db.one<ExchangeCodeRow>(
-      `DELETE FROM sso_exchange_codes WHERE code_hash = $1
-       RETURNING id, org_id, partner_id, session_id, user_id, tokens, expires_at > now() AS fresh,
-                 extract(epoch FROM now() - created_at)::float8 AS age_seconds`,
+      `WITH c AS (
+         DELETE FROM sso_exchange_codes WHERE code_hash = $1
+         RETURNING id, org_id, partner_id, session_id, user_id, tokens, expires_at > now() AS fresh,
+                   extract(epoch FROM now() - created_at)::float8 AS age_seconds
+       )
+       SELECT c.id, c.org_id, c.partner_id, c.session_id, c.user_id, c.tokens, c.fresh, c.age_seconds,
+              EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
+                       WHERE s.id = c.session_id AND s.user_id = c.user_id AND s.revoked_at IS NULL AND s.expires_at > now()) AS session_live
+         FROM c`,
       [codeHash],
     );
   }

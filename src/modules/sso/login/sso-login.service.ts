@@ -21,7 +21,8 @@ export class SsoLoginService {
   }
 
   async start(owner: ProviderOwner, redirect: unknown): Promise<StartedSignIn> {
-    const provider = await this.tx.withSystemContext('a public login start finds the login provider of a tenant', () => this.repo.oldestActiveProvider(owner));
+    // One statement, no transaction of its own: one message.
+    const provider = await this.tx.withSystemLookup('a public login start finds the login provider of a tenant', () => this.repo.oldestActiveProvider(owner));
     if (!provider) throw SsoLoginErrors.noActiveProvider(owner.orgId ? 'organization' : 'partner');
     if (provider.type === 'saml') throw SsoLoginErrors.samlProvider(loginPathFor('saml', owner));
     return this.starter.begin(provider, { purpose: 'login', redirectPath: safeRedirectPath(redirect) });

@@ -25,7 +25,7 @@ export const MAX_LOGOUT_TOKEN_LENGTH = 16_384;
 /** SecretBox context of the ID token kept for a session's `id_token_hint`. */
 const idTokenContext = (sessionId: string) => `sso_session_links.id_token:${sessionId}`;
 
-/** A session an SSO sign-in just committed (its exchange code not yet handed out). */
+/** A session an SSO sign-in just opened, in its final transaction (its exchange code not yet handed out). */
 export interface SignedInSession {
   sessionId: string;
   orgId: string | null;
@@ -83,8 +83,9 @@ export class SsoSignOutService {
   }
 
   /**
-   * After an OIDC sign-in committed, before the browser gets its exchange code: the session's
-   * subject, the OP's `sid` and the ID token (sealed). The session is unusable until the code is
+   * In an OIDC sign-in's final transaction, after the mint, so the session commits with it and
+   * before the browser gets its exchange code: the session's subject, the OP's `sid` and the ID
+   * token (sealed). The session is unusable until the code is
    * redeemed, so no window exists in which it could escape a back-channel logout.
    */
   async recordOidcSignIn(session: SignedInSession, provider: LoginProviderRow, login: VerifiedOidcLogin): Promise<void> {
@@ -114,14 +115,13 @@ export class SsoSignOutService {
     });
   }
 
+  /** In the sign-in's own system-context transaction (SignInPipelineService). */
   private async record(
     session: SignedInSession,
     providerId: string,
     fields: { protocol: 'oidc' | 'saml'; subject: string; idpSessionId: string | null; nameIdFormat: string | null; idTokenSealed: string | null },
   ): Promise<void> {
-    await this.tx.withSystemContext('an SSO sign-in records what its identity provider names the session by', async () => {
-      await this.repo.insertLink({ sessionId: session.sessionId, orgId: session.orgId, partnerId: session.partnerId, providerId, ...fields });
-    });
+    await this.repo.insertLink({ sessionId: session.sessionId, orgId: session.orgId, partnerId: session.partnerId, providerId, ...fields });
   }
 
   /**

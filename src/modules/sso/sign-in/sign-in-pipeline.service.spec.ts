@@ -63,7 +63,7 @@ describe('SignInPipelineService', () => {
   it("audits a protocol's rejection with the tenant of the consumed session and redirects with its public code only", async () => {
     const state = randomToken(32);
     const { complete, audited } = build(
-      { consumeLoginSession: async () => session, provider: async () => provider },
+      { consumeLoginSession: async () => ({ session, provider }) },
       {
         verify: async () => {
           throw new LoginRejection('sso_error', 'assertion_replayed');
@@ -78,7 +78,7 @@ describe('SignInPipelineService', () => {
   it('refuses a provider reconfigured since the start before the protocol reads the response', async () => {
     const state = randomToken(32);
     const configure = jest.fn();
-    const { complete, audited } = build({ consumeLoginSession: async () => session, provider: async () => ({ ...provider, generation: 2 }) }, { configure });
+    const { complete, audited } = build({ consumeLoginSession: async () => ({ session, provider: { ...provider, generation: 2 } }) }, { configure });
     const result = await complete(state, stateCookieValue(box, state));
     expect(result.location).toBe('/login?error=sso_config_changed');
     expect(configure).not.toHaveBeenCalled();

@@ -35,7 +35,7 @@ export interface OpenedSignIn<TOpened> {
   protocol: TOpened;
 }
 
-/** The session a sign-in opened, committed, its exchange code not yet handed to the browser. */
+/** The session a sign-in opened in its final transaction, its exchange code not yet handed to the browser. */
 export interface MintedSignIn {
   sessionId: string;
   orgId: string | null;
@@ -64,7 +64,7 @@ export interface SignInProtocol<TResponse, TOpened, TEvidence = unknown> {
   configure(session: LoginSessionRow, provider: LoginProviderRow, response: TResponse): Promise<TOpened>;
   /** With no transaction open: the protocol's verification of the response and the claim safeguards that need no account. */
   verify(opened: OpenedSignIn<TOpened>, response: TResponse): Promise<VerifiedSignIn<TEvidence>>;
-  /** After the sign-in committed, before the browser gets its code: what the IdP will name the session by (sign-out). */
+  /** In the sign-in's final transaction, after the mint: what the IdP will name the session by (sign-out). A failure rolls the sign-in back. */
   recordSession(minted: MintedSignIn, verified: VerifiedSignIn<TEvidence>, opened: OpenedSignIn<TOpened>): Promise<void>;
 }
 
@@ -111,9 +111,9 @@ interface Attempt {
  * The end of every SSO sign-in, OIDC callback and SAML ACS alike (spec 1.1.7–15, 1.10), in one
  * order: bind the browser (the state must be the one its cookie carries; a mismatch leaves the
  * login session untouched) → consume the login session (single use) and check its provider →
- * the protocol verifies the response, with no transaction open → account resolution and mint in
- * one transaction (or, for a linking round trip, the link) → the protocol records what the IdP
- * will name the session by → 302 with `#ssoCode=`. Every refusal is a LoginRejection, audited
+ * the protocol verifies the response, with no transaction open → account resolution, mint and the
+ * protocol's record of what the IdP will name the session by, in one transaction (or, for a
+ * linking round trip, the link) → 302 with `#ssoCode=`. Every refusal is a LoginRejection, audited
  * with its precise reason through RefusalService (after the rollback of what it refused, or with
  * the consumed login session kept) and answered with a redirect carrying only its public code.
  */
@@ -169,17 +169,17 @@ export class SignInPipelineService {
   /** Consumes the login session and checks the provider it was started under, in one short transaction that commits the consume. */
   private open<R, T>(protocol: SignInProtocol<R, T>, attempt: Attempt, state: string, response: R): Promise<OpenedSignIn<T>> {
     return this.refusals.withSystemContext('a sign-in consumes the login session its state names', async () => {
-      const session = await this.repo.consumeLoginSession(state);
-      if (!session) {
+      const consumed = await this.repo.consumeLoginSession(state);
+      if (!consumed) {
         const expired = await this.repo.discardExpiredLoginSession(state);
         // An expired link attempt is still reported at the login page: the user retries from the start.
         const audited = { ...attempt, tenant: expired && tenantOf(expired), purpose: expired ? this.purposeOf(protocol, expired) : 'login' };
         const rejection = new LoginRejection('session_expired', expired ? 'state_expired' : 'state_unknown_or_already_used');
         throw this.refusal(audited, rejection, true, loginFailureLocation(rejection.code));
       }
+      const { session, provider } = consumed;
       Object.assign(attempt, { tenant: tenantOf(session), purpose: this.purposeOf(protocol, session) });
       return this.refusing(attempt, true, async () => {
-        const provider = await this.repo.provider(session.provider_id);
         if (!provider) throw new LoginRejection('sso_provider_inactive', 'provider_deleted');
         await protocol.precheck(session, provider, response);
         if (provider.status !== 'active') throw new LoginRejection('sso_provider_inactive', `provider_${provider.status}`);
@@ -198,10 +198,13 @@ export class SignInPipelineService {
       );
       return LINK_SUCCESS_LOCATION;
     }
-    const minted = await this.refusals.withSystemContext('SSO sign-in resolves the account an IdP identity belongs to', () =>
-      this.refusing(attempt, false, () => this.mint(verified)),
-    );
-    await protocol.recordSession(minted, verified, opened);
+    // The sign-out record shares the mint's transaction: one transaction fewer, and a session never
+    // commits without what its IdP will name it by.
+    const minted = await this.refusals.withSystemContext('SSO sign-in resolves the account an IdP identity belongs to', async () => {
+      const session = await this.refusing(attempt, false, () => this.mint(verified));
+      await protocol.recordSession(session, verified, opened);
+      return session;
+    });
     return signedInLocation(opened.session.redirect_url, minted.exchangeCode);
   }
 

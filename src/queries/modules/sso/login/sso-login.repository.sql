@@ -35,8 +35,9 @@ DELETE FROM sso_sessions WHERE id IN (SELECT id FROM sso_sessions WHERE expires_
 -- SsoLoginRepository.peekLoginSession
 SELECT org_id, partner_id, provider_id, purpose FROM sso_sessions WHERE state = $1;
 
--- SsoLoginRepository.consumeLoginSession
-DELETE FROM sso_sessions WHERE state = $1 AND expires_at > now() RETURNING ${…};
+-- SsoLoginRepository.consumeLoginSession.row
+WITH s AS (DELETE FROM sso_sessions WHERE state = $1 AND expires_at > now() RETURNING ${…})
+SELECT s.*, ${…} FROM s LEFT JOIN sso_providers p ON p.id = s.provider_id;
 
 -- SsoLoginRepository.discardExpiredLoginSession
 DELETE FROM sso_sessions WHERE state = $1 RETURNING ${…};
@@ -137,6 +138,12 @@ VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7));
 DELETE FROM sso_exchange_codes WHERE id IN (SELECT id FROM sso_exchange_codes WHERE expires_at < now() LIMIT 100);
 
 -- SsoLoginRepository.consumeExchangeCode
-DELETE FROM sso_exchange_codes WHERE code_hash = $1
-RETURNING id, org_id, partner_id, session_id, user_id, tokens, expires_at > now() AS fresh,
-          extract(epoch FROM now() - created_at)::float8 AS age_seconds;
+WITH c AS (
+  DELETE FROM sso_exchange_codes WHERE code_hash = $1
+  RETURNING id, org_id, partner_id, session_id, user_id, tokens, expires_at > now() AS fresh,
+            extract(epoch FROM now() - created_at)::float8 AS age_seconds
+)
+SELECT c.id, c.org_id, c.partner_id, c.session_id, c.user_id, c.tokens, c.fresh, c.age_seconds,
+       EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
+                WHERE s.id = c.session_id AND s.user_id = c.user_id AND s.revoked_at IS NULL AND s.expires_at > now()) AS session_live
+  FROM c;
