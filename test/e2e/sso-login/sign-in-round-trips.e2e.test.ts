@@ -55,10 +55,10 @@ describe('round trips to PostgreSQL per OIDC sign-in', () => {
     expect(transactionsOf(messages)).toBeLessThanOrEqual(4);
   });
 
-  it('signs in a user through their linked identity in at most 19 messages and 4 transactions', async () => {
+  it('signs in a user through their linked identity in at most 18 messages and 4 transactions', async () => {
     await op.loginAs('round-trips-jit');
     const messages = await signInMessages();
-    expect(messages.length).toBeLessThanOrEqual(19);
+    expect(messages.length).toBeLessThanOrEqual(18);
     expect(transactionsOf(messages)).toBeLessThanOrEqual(4);
   });
 });
