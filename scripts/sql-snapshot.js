@@ -8,7 +8,7 @@
  *   node scripts/sql-snapshot.js          rewrite src/queries/ (npm run sql:snapshot)
  *   node scripts/sql-snapshot.js --check  exit 1 and name the stale files
  *
- * A statement is found by the TypeScript compiler API: the text given to a Db call
+ * A statement is found by the TypeScript compiler API: the text given to a DbService call
  * (rows, one, exec, query) or to prepared(name, text), whatever literal it is built from, and
  * any string or template literal whose text starts with a statement keyword (texts kept in
  * constants and variables). Migrations are the schema's reviewed source and are left out.

@@ -8,7 +8,7 @@ import { CryptoModule } from './infra/crypto/crypto.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { RequestContextModule } from './infra/context/request-context';
 import { loggerModuleParams } from './infra/logging/logging';
-import { RedisThrottlerStorage } from './common/guards/redis-throttler-storage.service';
+import { RedisThrottlerStorageService } from './common/guards/redis-throttler-storage.service';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { AuthGuard } from './common/guards/auth.guard';
 import { AppThrottlerGuard, THROTTLERS } from './common/guards/app-throttler.guard';
@@ -48,7 +48,7 @@ export class AppModule {
         RequestContextModule,
         ThrottlerModule.forRoot({
           throttlers: THROTTLERS,
-          storage: config.redisUrl ? new RedisThrottlerStorage(config.redisUrl) : undefined,
+          storage: config.redisUrl ? new RedisThrottlerStorageService(config.redisUrl) : undefined,
         }),
         // Express walks its routes in registration order, module by module: the routes a fleet and a
         // console call most register first (the agent's sat behind 150 others, a path match each per call).

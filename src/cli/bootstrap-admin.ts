@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util';
 import { createApp, prepareDatabase } from '../bootstrap';
 import { APP_CONFIG, AppConfig, loadConfig } from '../infra/config/app-config';
 import { randomToken, tokenHash } from '../infra/crypto/secret-box.service';
-import { Db } from '../infra/database/db.service';
-import { TenantTransaction } from '../infra/database/tenant-transaction.service';
+import { DbService } from '../infra/database/db.service';
+import { TenantTransactionService } from '../infra/database/tenant-transaction.service';
 import { AuditService } from '../modules/audit/audit.service';
 import { AuthRepository } from '../modules/auth/auth.repository';
 import { PartnerService } from '../modules/tenancy/partners/partner.service';
@@ -59,7 +59,7 @@ export async function bootstrapAdmin(app: INestApplicationContext, opts: Bootstr
   if (name!.length > 255) throw new BootstrapError('--name must be at most 255 characters');
   if (!Number.isInteger(hours) || hours < 1 || hours > MAX_LINK_HOURS) throw new BootstrapError(`--link-hours must be a whole number of hours from 1 to ${MAX_LINK_HOURS}`);
 
-  const db = app.get(Db, { strict: false });
+  const db = app.get(DbService, { strict: false });
   const auth = app.get(AuthRepository, { strict: false });
   const audit = app.get(AuditService, { strict: false });
   // The rows belong to tenancy (src/infra/database/table-owners.ts): written through its services.
@@ -69,7 +69,7 @@ export async function bootstrapAdmin(app: INestApplicationContext, opts: Bootstr
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
   const token = randomToken(32);
 
-  const created = await app.get(TenantTransaction, { strict: false }).withSystemContext('the first partner and administrator exist before anyone can sign in', async () => {
+  const created = await app.get(TenantTransactionService, { strict: false }).withSystemContext('the first partner and administrator exist before anyone can sign in', async () => {
     const existing = await db.one<{ id: string; password_hash: string | null }>(`SELECT id, password_hash FROM users WHERE lower(email) = lower($1)`, [email]);
     if (opts.newLink) {
       const admin = existing

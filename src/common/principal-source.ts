@@ -3,7 +3,7 @@ import type { Principal } from './principal';
 /**
  * The port through which the global AuthGuard turns a bearer credential into the person or device
  * it acts for. `common/` owns the shape; the auth module supplies the implementation
- * (`PrincipalResolver`), so nothing in `common/` imports a feature module.
+ * (`PrincipalResolverService`), so nothing in `common/` imports a feature module.
  */
 export abstract class PrincipalSource {
   /** A session access token or an API key. */

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { INestApplication } from '@nestjs/common';
-import { Db } from '../../src/infra/database/db.service';
+import { DbService } from '../../src/infra/database/db.service';
 
 /**
  * Records the messages (each one a round trip) that an application's request-role connections
@@ -14,7 +14,7 @@ export interface PgMessages {
 }
 
 export function recordPgMessages(app: INestApplication): PgMessages {
-  const pool: Pool = app.get(Db).pool();
+  const pool: Pool = app.get(DbService).pool();
   let sent: string[] | null = null;
   const wrapped = new WeakSet<PoolClient>();
   pool.on('acquire', (client: PoolClient) => {

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig, AppConfig } from '../../src/infra/config/app-config';
 import { SeedService } from '../../src/infra/database/seed/seed.service';
-import { TenantTransaction } from '../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../src/infra/database/tenant-transaction.service';
 import { SessionService } from '../../src/modules/auth/session.service';
 import { AuthRepository } from '../../src/modules/auth/auth.repository';
 import type { Fixture, FixtureIds } from '../../src/infra/database/seed/fixture.types';
@@ -40,7 +40,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
     baseUrl,
     seed: (f) => app.get(SeedService).load(f),
     token: async (userId, o = {}) => {
-      const tx = app.get(TenantTransaction);
+      const tx = app.get(TenantTransactionService);
       const repo = app.get(AuthRepository);
       const pair = await tx.withSystemContext('tests mint sessions for seeded users', async () => {
         const scope = await repo.loginScope(userId);

@@ -4,7 +4,7 @@ export const NO_REQUEST_TRANSACTION = 'request-transaction:none';
 
 /**
  * The handler runs without the request's tenant transaction: its service opens short
- * transactions of its own (TenantTransaction.run, withSystemContext) around the database steps.
+ * transactions of its own (TenantTransactionService.run, withSystemContext) around the database steps.
  * Two reasons: the route calls out over the network (IdP, DNS), and no transaction (nor its
  * pooled connection) may be held across that wait; or it answers some refusals with an error
  * whose audit row must still commit, which a request transaction would roll back.

@@ -16,7 +16,7 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
  * The log says so once when Redis fails and once when it answers again; shared counting resumes
  * with the first count Redis accepts.
  */
-export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
+export class RedisThrottlerStorageService implements ThrottlerStorage, OnModuleDestroy {
   private readonly logger = new Logger('RateLimitStorage');
   private readonly redis: Redis;
   private readonly shared: ThrottlerStorageRedisService;

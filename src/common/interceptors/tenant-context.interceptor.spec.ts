@@ -2,8 +2,8 @@ import { Controller, type CallHandler, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { RequestContext } from '../../infra/context/request-context';
 import { lastValueFrom, of } from 'rxjs';
-import type { Db } from '../../infra/database/db.service';
-import type { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import type { DbService } from '../../infra/database/db.service';
+import type { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { NoRequestTransaction } from '../decorators/no-request-transaction.decorator';
 import { ANONYMOUS } from '../principal';
 import { TenantContextInterceptor } from './tenant-context.interceptor';
@@ -25,9 +25,9 @@ class OwnTransactionsController {
 async function intercept(cls: Function, handler: Function): Promise<{ transactions: number; principalSet: boolean; answer: unknown }> {
   let transactions = 0;
   let principalSet = false;
-  const tx = { run: async (_scope: unknown, fn: () => Promise<unknown>) => (transactions++, fn()) } as unknown as TenantTransaction;
+  const tx = { run: async (_scope: unknown, fn: () => Promise<unknown>) => (transactions++, fn()) } as unknown as TenantTransactionService;
   const context = { isActive: () => true, set: () => (principalSet = true) } as unknown as RequestContext;
-  const db = { one: async () => ({ live: true }) } as unknown as Db;
+  const db = { one: async () => ({ live: true }) } as unknown as DbService;
   const ctx = {
     getType: () => 'http',
     getHandler: () => handler,

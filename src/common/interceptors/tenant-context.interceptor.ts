@@ -2,8 +2,8 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { RequestContext } from '../../infra/context/request-context';
-import { Db, prepared } from '../../infra/database/db.service';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { DbService, prepared } from '../../infra/database/db.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { NO_REQUEST_TRANSACTION } from '../decorators/no-request-transaction.decorator';
 import { ONE_STATEMENT } from '../decorators/one-statement.decorator';
 import { AppException } from '../errors/app.exception';
@@ -29,9 +29,9 @@ const CREDENTIAL_LIVE = prepared('credential_live', `SELECT app_credential_live(
 @Injectable()
 export class TenantContextInterceptor implements NestInterceptor {
   constructor(
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly cls: RequestContext,
-    private readonly db: Db,
+    private readonly db: DbService,
     private readonly reflector: Reflector,
   ) {}
 

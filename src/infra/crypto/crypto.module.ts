@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { SecretBox } from './secret-box.service';
+import { SecretBoxService } from './secret-box.service';
 
 @Global()
-@Module({ providers: [SecretBox], exports: [SecretBox] })
+@Module({ providers: [SecretBoxService], exports: [SecretBoxService] })
 export class CryptoModule {}

@@ -41,7 +41,7 @@ export class SecretDecryptionError extends Error {}
  * `context` is bound as associated data, so a ciphertext copied into another row or column fails.
  */
 @Injectable()
-export class SecretBox {
+export class SecretBoxService {
   private readonly current: KeyEncryptionKey;
   private readonly byId: Map<string, KeyEncryptionKey>;
 

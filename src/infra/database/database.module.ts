@@ -2,8 +2,8 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { applyRequestRoleTimeouts } from './app-role';
-import { Db } from './db.service';
-import { TenantTransaction } from './tenant-transaction.service';
+import { DbService } from './db.service';
+import { TenantTransactionService } from './tenant-transaction.service';
 
 export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databasePoolTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleInTransactionTimeoutMs'>;
 
@@ -15,7 +15,7 @@ export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databas
  * behind a slow or absent database (docs/operations.md).
  */
 @Global()
-@Module({ providers: [Db, TenantTransaction], exports: [Db, TenantTransaction] })
+@Module({ providers: [DbService, TenantTransactionService], exports: [DbService, TenantTransactionService] })
 export class DatabaseModule {
   /** The request-role connection pool (never the owner). */
   static forRoot(appUrl: string, settings: DatabasePoolSettings): DynamicModule {

@@ -78,14 +78,14 @@ interface Outcome {
   affected?: number;
 }
 
-/** The request-context key of the transaction in progress (see TenantTransaction). */
+/** The request-context key of the transaction in progress (see TenantTransactionService). */
 export const CURRENT_TX = 'tenantTx';
 
 /**
  * One tenant transaction on one pooled connection, opened lazily: nothing is sent until its
  * first statement, and then BEGIN, the row-level-security settings and that statement travel in
  * one message (one round trip; the statement's values as literals, sql-text.ts). Scope switches
- * and savepoints (TenantTransaction.within) are queued the same way and ride on the next
+ * and savepoints (TenantTransactionService.within) are queued the same way and ride on the next
  * statement. A transaction that runs no statement costs nothing and takes no connection.
  *
  * Statement-wise mode (`eachStatement`): no BEGIN; each statement runs as its own implicit
@@ -101,7 +101,7 @@ export class Tx {
   begun = false;
   /** The scope the server has, as far as this transaction knows (null: none or unknown). */
   applied: TenantScope | null = null;
-  /** Statements to send before the next one: savepoints and their releases (TenantTransaction.within). */
+  /** Statements to send before the next one: savepoints and their releases (TenantTransactionService.within). */
   pending: string[] = [];
   private clientError: Error | null = null;
   private connecting: Promise<PoolClient> | null = null;
@@ -275,7 +275,7 @@ async function execute(client: PoolClient, sql: Sql, params: unknown[], named: b
  * with no tenant settings and see nothing.
  */
 @Injectable()
-export class Db {
+export class DbService {
   private readonly named: boolean;
   private poolRef: Pool | null = null;
 

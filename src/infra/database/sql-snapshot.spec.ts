@@ -21,7 +21,7 @@ describe('SQL snapshot', () => {
       "const ORDER = 'ORDER BY id';",
       'const LIST = `SELECT id FROM t WHERE a = $1`;',
       'class ThingRepository {',
-      '  constructor(private readonly db: Db) {}',
+      '  constructor(private readonly db: DbService) {}',
       '  find(id: string) { return this.db.one(`SELECT * FROM t WHERE id = $1 ${ORDER}`, [id]); }',
       "  save(insert: boolean) { return this.db.exec(insert ? 'INSERT INTO t (a) VALUES ($1)' : 'UPDATE t SET a = $1', []); }",
       "  note() { return 'Select a thing'; }",

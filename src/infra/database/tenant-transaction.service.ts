@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RequestContext } from '../context/request-context';
-import { CURRENT_TX, Db, type Tx } from './db.service';
+import { CURRENT_TX, DbService, type Tx } from './db.service';
 import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
 
 /**
@@ -13,7 +13,7 @@ import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
  * to commit; a request that runs no statement takes no connection.
  */
 @Injectable()
-export class TenantTransaction {
+export class TenantTransactionService {
   /** Names the savepoints of within(); unique per instance, so never reused while one is open. */
   private savepoints = 0;
   /** How often each stated reason entered system context, or crossed the caller's sites, on this instance (systemContextCounts). */
@@ -22,7 +22,7 @@ export class TenantTransaction {
 
   constructor(
     private readonly cls: RequestContext,
-    private readonly db: Db,
+    private readonly db: DbService,
   ) {}
 
   /** Runs fn in a new transaction scoped to `scope` (joins the current one if already inside). */

@@ -1,10 +1,10 @@
 import { TestDnsServer } from '../../../test/support/dns/test-dns-server';
-import { DomainVerifier } from './domain-verifier.service';
+import { DomainVerifierService } from './domain-verifier.service';
 import { TxtResolver } from './resolver.types';
-import { SystemResolver } from './system-resolver.service';
+import { SystemResolverService } from './system-resolver.service';
 
-describe('DomainVerifier', () => {
-  const verifier = new DomainVerifier({ resolver: { resolveTxt: () => Promise.resolve([]) } });
+describe('DomainVerifierService', () => {
+  const verifier = new DomainVerifierService({ resolver: { resolveTxt: () => Promise.resolve([]) } });
 
   it('names the record _svc-verify.<domain>', () => {
     expect(verifier.recordName('example.com')).toBe('_svc-verify.example.com');
@@ -30,26 +30,26 @@ describe('DomainVerifier', () => {
     });
 
     it.each([['ENOTFOUND'], ['ENODATA']])('reports %s as missing', async (code) => {
-      await expect(new DomainVerifier({ resolver: failingWith(code) }).check('example.com', 't')).resolves.toBe(
+      await expect(new DomainVerifierService({ resolver: failingWith(code) }).check('example.com', 't')).resolves.toBe(
         'missing',
       );
     });
 
     it.each([['ETIMEOUT'], ['ESERVFAIL'], ['EREFUSED'], ['ECONNREFUSED']])('reports %s as an error', async (code) => {
-      await expect(new DomainVerifier({ resolver: failingWith(code) }).check('example.com', 't')).resolves.toBe(
+      await expect(new DomainVerifierService({ resolver: failingWith(code) }).check('example.com', 't')).resolves.toBe(
         'error',
       );
     });
 
     it('reports an error when the resolver never answers within the timeout', async () => {
-      const hanging = new DomainVerifier({ resolver: { resolveTxt: () => new Promise(() => undefined) }, timeoutMs: 50 });
+      const hanging = new DomainVerifierService({ resolver: { resolveTxt: () => new Promise(() => undefined) }, timeoutMs: 50 });
 
       await expect(hanging.check('example.com', 't')).resolves.toBe('error');
     });
 
     it('asks for the _svc-verify name of the domain', async () => {
       const asked: string[] = [];
-      const recording = new DomainVerifier({
+      const recording = new DomainVerifierService({
         resolver: { resolveTxt: (name) => (asked.push(name), Promise.resolve([])) },
       });
 
@@ -60,10 +60,10 @@ describe('DomainVerifier', () => {
   });
 });
 
-describe('DomainVerifier against a real DNS server on loopback', () => {
+describe('DomainVerifierService against a real DNS server on loopback', () => {
   const dns = new TestDnsServer();
   const token = 'Zm9vYmFyLXRva2VuLXRoYXQtaXMtbG9uZy1lbm91Z2gt';
-  let verifier: DomainVerifier;
+  let verifier: DomainVerifierService;
 
   beforeAll(async () => {
     await dns.start();
@@ -72,7 +72,7 @@ describe('DomainVerifier against a real DNS server on loopback', () => {
     await dns.stop();
   });
   beforeEach(() => {
-    verifier = new DomainVerifier({ resolver: new SystemResolver({ servers: [dns.address], timeoutMs: 1000 }), timeoutMs: 1500 });
+    verifier = new DomainVerifierService({ resolver: new SystemResolverService({ servers: [dns.address], timeoutMs: 1000 }), timeoutMs: 1500 });
   });
 
   it('verifies a domain whose TXT record holds the token', async () => {
@@ -150,8 +150,8 @@ describe('DomainVerifier against a real DNS server on loopback', () => {
 
   it('applies its own timeout even when the resolver would wait longer', async () => {
     dns.setTxt('_svc-verify.slower.example', [[`svc-domain-verify=${token}`]]).setSlow('_svc-verify.slower.example', 3000);
-    const resolver = new SystemResolver({ servers: [dns.address], timeoutMs: 10000 });
-    const patient = new DomainVerifier({ resolver, timeoutMs: 200 });
+    const resolver = new SystemResolverService({ servers: [dns.address], timeoutMs: 10000 });
+    const patient = new DomainVerifierService({ resolver, timeoutMs: 200 });
     const started = Date.now();
 
     try {

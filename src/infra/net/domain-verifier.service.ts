@@ -20,7 +20,7 @@ const ABSENT_CODES = new Set(['ENOTFOUND', 'ENODATA']);
  * `_svc-verify.<domain>` holding `svc-domain-verify=<token>`. Domains passed in are
  * expected to be normalised already (see `normaliseDomain`).
  */
-export class DomainVerifier {
+export class DomainVerifierService {
   private readonly resolver: TxtResolver;
   private readonly timeoutMs: number;
 

@@ -10,8 +10,8 @@ import { ScriptedResolver } from '../../../test/support/dns/scripted-resolver';
 import { TestDnsServer } from '../../../test/support/dns/test-dns-server';
 import { SafeFetchError } from './net.errors';
 import { HostResolver } from './resolver.types';
-import { SafeHttpClient, SafeHttpClientOptions } from './safe-fetch.service';
-import { SystemResolver } from './system-resolver.service';
+import { SafeFetchService, SafeHttpClientOptions } from './safe-fetch.service';
+import { SystemResolverService } from './system-resolver.service';
 
 interface SeenRequest {
   method: string;
@@ -104,9 +104,9 @@ async function failure(promise: Promise<unknown>): Promise<SafeFetchError> {
 
 const PUBLIC_IP = '93.184.216.34';
 
-describe('SafeHttpClient.assertSafeUrl', () => {
+describe('SafeFetchService.assertSafeUrl', () => {
   const client = (resolver: HostResolver, extra: Partial<SafeHttpClientOptions> = {}) =>
-    new SafeHttpClient({ resolver, ...extra });
+    new SafeFetchService({ resolver, ...extra });
 
   it('accepts an https URL whose host resolves to public addresses and returns the first one', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', [PUBLIC_IP, '2606:2800:220:1::1']);
@@ -255,13 +255,13 @@ describe('SafeHttpClient.assertSafeUrl', () => {
   });
 });
 
-describe('SafeHttpClient.assertSafeUrl with the real DNS server on loopback', () => {
+describe('SafeFetchService.assertSafeUrl with the real DNS server on loopback', () => {
   const dns = new TestDnsServer();
-  let client: SafeHttpClient;
+  let client: SafeFetchService;
 
   beforeAll(async () => {
     await dns.start();
-    client = new SafeHttpClient({ resolver: new SystemResolver({ servers: [dns.address], timeoutMs: 1000 }) });
+    client = new SafeFetchService({ resolver: new SystemResolverService({ servers: [dns.address], timeoutMs: 1000 }) });
   });
   afterAll(async () => {
     await dns.stop();
@@ -296,12 +296,12 @@ describe('SafeHttpClient.assertSafeUrl with the real DNS server on loopback', ()
   });
 });
 
-describe('SafeHttpClient requests over the development loopback path', () => {
+describe('SafeFetchService requests over the development loopback path', () => {
   let server: LocalServer;
   let behaviour: Handler;
   let base: string;
   const resolver = new ScriptedResolver().answer('localhost', ['127.0.0.1']);
-  const client = new SafeHttpClient({
+  const client = new SafeFetchService({
     resolver,
     allowInsecureLoopback: true,
     timeoutMs: 400,
@@ -452,7 +452,7 @@ describe('SafeHttpClient requests over the development loopback path', () => {
   });
 
   it('counts DNS resolution against the same budget', async () => {
-    const hanging = new SafeHttpClient({
+    const hanging = new SafeFetchService({
       resolver: { resolve: () => new Promise(() => undefined) },
       allowInsecureLoopback: true,
       timeoutMs: 100,
@@ -496,7 +496,7 @@ describe('SafeHttpClient requests over the development loopback path', () => {
   });
 });
 
-describe('SafeHttpClient requests over HTTPS', () => {
+describe('SafeFetchService requests over HTTPS', () => {
   const tls = selfSignedCertificate('idp.example.com');
   let server: LocalServer;
   let port: number;
@@ -515,7 +515,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
   it('connects to the checked address and verifies the certificate against the real host name', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1']);
-    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+    const client = new SafeFetchService({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
 
     await expect(client.fetchJson(`https://idp.example.com:${port}/doc`)).resolves.toEqual({ ok: true });
     expect(server.requests[0].servername).toBe('idp.example.com');
@@ -524,7 +524,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
   it('never looks the name up a second time, so a changed answer cannot redirect the connection', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1'], ['192.0.2.1']);
-    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+    const client = new SafeFetchService({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
 
     await expect(client.fetchJson(`https://idp.example.com:${port}/doc`)).resolves.toEqual({ ok: true });
     expect(resolver.calls).toEqual(['idp.example.com']);
@@ -533,7 +533,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
   it('reuses one kept-alive TLS connection for calls that resolve to the same checked address', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1'], ['127.0.0.1'], ['127.0.0.1']);
-    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+    const client = new SafeFetchService({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
     const before = server.connections;
     for (let i = 0; i < 3; i++) await expect(client.fetchJson(`https://idp.example.com:${port}/doc`)).resolves.toEqual({ ok: true });
     expect(server.connections - before).toBe(1);
@@ -543,7 +543,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
   it('checks every call again, so a kept-alive connection never carries a call whose new answer is refused', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1'], ['10.0.0.1']);
-    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+    const client = new SafeFetchService({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
     await expect(client.fetchJson(`https://idp.example.com:${port}/doc`)).resolves.toEqual({ ok: true });
     const served = server.requests.length;
     expect((await failure(client.fetchJson(`https://idp.example.com:${port}/doc`))).reason).toBe('private_address');
@@ -553,7 +553,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
   it('refuses the private address before opening any connection', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1']);
-    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert] });
+    const client = new SafeFetchService({ resolver, extraCaCertificates: [tls.cert] });
     const connectionsBefore = server.connections;
 
     expect((await failure(client.fetchJson(`https://idp.example.com:${port}/doc`))).reason).toBe('private_address');
@@ -562,7 +562,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
   it('fails when the certificate does not name the URL host, though the address is the same', async () => {
     const resolver = new ScriptedResolver().answer('other.example.com', ['127.0.0.1']);
-    const client = new SafeHttpClient({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+    const client = new SafeFetchService({ resolver, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
 
     const error = await failure(client.fetchJson(`https://other.example.com:${port}/doc`));
 
@@ -573,7 +573,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
   it('fails when the certificate is not trusted', async () => {
     const resolver = new ScriptedResolver().answer('idp.example.com', ['127.0.0.1']);
-    const client = new SafeHttpClient({ resolver, isAllowedAddress: onlyLoopback });
+    const client = new SafeFetchService({ resolver, isAllowedAddress: onlyLoopback });
 
     expect((await failure(client.fetchJson(`https://idp.example.com:${port}/doc`))).reason).toBe('network');
     expect(server.requests).toHaveLength(0);
@@ -591,7 +591,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
 
     it('ignores a DNS answer that changes after the check (rebinding) and queries the name once', async () => {
       dns.setA('idp.example.com', '127.0.0.1');
-      const system = new SystemResolver({ servers: [dns.address], timeoutMs: 1000 });
+      const system = new SystemResolverService({ servers: [dns.address], timeoutMs: 1000 });
       const rebinding: HostResolver = {
         resolve: async (host) => {
           const answer = await system.resolve(host);
@@ -599,7 +599,7 @@ describe('SafeHttpClient requests over HTTPS', () => {
           return answer;
         },
       };
-      const client = new SafeHttpClient({ resolver: rebinding, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
+      const client = new SafeFetchService({ resolver: rebinding, extraCaCertificates: [tls.cert], isAllowedAddress: onlyLoopback });
 
       await expect(client.fetchJson(`https://idp.example.com:${port}/doc`)).resolves.toEqual({ ok: true });
       expect(dns.queryCount('idp.example.com', 'A')).toBe(1);

@@ -70,7 +70,7 @@ const IDLE_SOCKET_MS = 4_000;
  * public, then connects to the checked address itself, so a DNS answer that changes
  * between check and connect (rebinding) is never used. Redirects are never followed.
  */
-export class SafeHttpClient {
+export class SafeFetchService {
   private readonly resolver: HostResolver;
   private readonly allowInsecureLoopback: boolean;
   private readonly timeoutMs: number;

@@ -1,9 +1,9 @@
 import { TestDnsServer } from '../../../test/support/dns/test-dns-server';
-import { parseDnsServers, SystemResolver } from './system-resolver.service';
+import { parseDnsServers, SystemResolverService } from './system-resolver.service';
 
-describe('SystemResolver against a real DNS server on loopback', () => {
+describe('SystemResolverService against a real DNS server on loopback', () => {
   const dns = new TestDnsServer();
-  let resolver: SystemResolver;
+  let resolver: SystemResolverService;
 
   beforeAll(async () => {
     await dns.start();
@@ -12,7 +12,7 @@ describe('SystemResolver against a real DNS server on loopback', () => {
     await dns.stop();
   });
   beforeEach(() => {
-    resolver = new SystemResolver({ servers: [dns.address], timeoutMs: 500 });
+    resolver = new SystemResolverService({ servers: [dns.address], timeoutMs: 500 });
   });
 
   it('returns both the A and the AAAA addresses of a name, IPv4 first', async () => {
@@ -57,7 +57,7 @@ describe('SystemResolver against a real DNS server on loopback', () => {
 
   it('abandons queries in flight when cancelled', async () => {
     dns.setA('stalled.example.com', '93.184.216.34').setSlow('stalled.example.com', 3000);
-    const patient = new SystemResolver({ servers: [dns.address], timeoutMs: 10000 });
+    const patient = new SystemResolverService({ servers: [dns.address], timeoutMs: 10000 });
     const pending = patient.resolve('stalled.example.com');
 
     patient.cancel();
@@ -121,6 +121,6 @@ describe('parseDnsServers', () => {
   });
 
   it('produces values the resolver accepts', () => {
-    expect(() => new SystemResolver({ servers: parseDnsServers('127.0.0.1:5353,[::1]:5353') })).not.toThrow();
+    expect(() => new SystemResolverService({ servers: parseDnsServers('127.0.0.1:5353,[::1]:5353') })).not.toThrow();
   });
 });

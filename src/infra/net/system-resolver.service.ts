@@ -16,7 +16,7 @@ const NO_DATA_CODES = new Set(['ENODATA', 'ENOTFOUND']);
  * Resolves through DNS directly (c-ares), not getaddrinfo: the answer is exactly what
  * the configured servers say, without /etc/hosts or nsswitch, and the timeout holds.
  */
-export class SystemResolver implements HostResolver, TxtResolver {
+export class SystemResolverService implements HostResolver, TxtResolver {
   private readonly resolver: Resolver;
 
   constructor(options: SystemResolverOptions = {}) {

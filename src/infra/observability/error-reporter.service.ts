@@ -20,7 +20,7 @@ export abstract class ErrorReporter {
 }
 
 @Injectable()
-export class LoggingErrorReporter extends ErrorReporter {
+export class LoggingErrorReporterService extends ErrorReporter {
   private readonly logger = new Logger('ErrorReporter');
 
   async report(event: ErrorEvent): Promise<void> {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { Logger } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { ErrorReporter, type ErrorEvent } from './error-reporter.service';
-import { parseSentryDsn, SentryErrorReporter } from './sentry-error-reporter.service';
+import { parseSentryDsn, SentryErrorReporterService } from './sentry-error-reporter.service';
 
 class RecordingReporter extends ErrorReporter {
   readonly events: ErrorEvent[] = [];
@@ -34,7 +34,7 @@ describe('parseSentryDsn', () => {
   });
 });
 
-describe('SentryErrorReporter', () => {
+describe('SentryErrorReporterService', () => {
   let server: Server;
   let received: { req: IncomingMessage; body: string }[];
   let status: number;
@@ -61,7 +61,7 @@ describe('SentryErrorReporter', () => {
 
   it('posts the event with its tag and the auth header, and keeps a copy in the fallback', async () => {
     const fallback = new RecordingReporter();
-    const reporter = new SentryErrorReporter(parseSentryDsn(`http://pubkey@127.0.0.1:${port}/5`)!, fallback, 'test');
+    const reporter = new SentryErrorReporterService(parseSentryDsn(`http://pubkey@127.0.0.1:${port}/5`)!, fallback, 'test');
     await reporter.report(EVENT);
     expect(received).toHaveLength(1);
     expect(received[0].req.url).toBe('/api/5/store/');
@@ -76,8 +76,8 @@ describe('SentryErrorReporter', () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     status = 500;
     const fallback = new RecordingReporter();
-    await expect(new SentryErrorReporter(parseSentryDsn(`http://k@127.0.0.1:${port}/5`)!, fallback, 'test').report(EVENT)).resolves.toBeUndefined();
-    const closed = new SentryErrorReporter(parseSentryDsn('http://k@127.0.0.1:1/5')!, fallback, 'test');
+    await expect(new SentryErrorReporterService(parseSentryDsn(`http://k@127.0.0.1:${port}/5`)!, fallback, 'test').report(EVENT)).resolves.toBeUndefined();
+    const closed = new SentryErrorReporterService(parseSentryDsn('http://k@127.0.0.1:1/5')!, fallback, 'test');
     await expect(closed.report(EVENT)).resolves.toBeUndefined();
     expect(fallback.events).toHaveLength(2);
     expect(warn).toHaveBeenCalledTimes(2);

@@ -36,8 +36,8 @@ const TIMEOUT_MS = 5000;
  * instrumentation (HTTP, database, unhandled-rejection hooks) for what is a handful of warnings
  * a day from the PAM rule checks (docs/operations.md, "Libraries").
  */
-export class SentryErrorReporter extends ErrorReporter {
-  private readonly logger = new Logger('SentryErrorReporter');
+export class SentryErrorReporterService extends ErrorReporter {
+  private readonly logger = new Logger('SentryErrorReporterService');
 
   constructor(
     private readonly target: SentryTarget,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import { PamModule } from '../pam/pam.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { AgentSettingsService } from './agent-settings.service';
@@ -8,8 +8,8 @@ import { AgentController } from './agent.controller';
 import { ElevationIngestRepository } from './elevation-ingest.repository';
 import { ElevationIngestService } from './elevation-ingest.service';
 import { DeviceRateLimiter } from './rate-limit/device-rate-limiter';
-import { PostgresRateLimiter } from './rate-limit/postgres-rate-limiter.service';
-import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.service';
+import { PostgresRateLimiterService } from './rate-limit/postgres-rate-limiter.service';
+import { RedisRateLimiterService } from './rate-limit/redis-rate-limiter.service';
 
 /** What agents call: elevation-prompt ingest and their PAM settings. */
 @Module({
@@ -21,8 +21,8 @@ import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.service';
     AgentSettingsService,
     {
       provide: DeviceRateLimiter,
-      inject: [APP_CONFIG, Db],
-      useFactory: (config: AppConfig, db: Db): DeviceRateLimiter => (config.redisUrl ? new RedisRateLimiter(config.redisUrl, new PostgresRateLimiter(db)) : new PostgresRateLimiter(db)),
+      inject: [APP_CONFIG, DbService],
+      useFactory: (config: AppConfig, db: DbService): DeviceRateLimiter => (config.redisUrl ? new RedisRateLimiterService(config.redisUrl, new PostgresRateLimiterService(db)) : new PostgresRateLimiterService(db)),
     },
   ],
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../infra/database/db.service';
+import { DbService, prepared } from '../../infra/database/db.service';
 import type { SoftwareSettings } from '../policies/features/pam.features';
 import { AppliedPolicyRow, toAppliedPolicy } from '../policies/resolution/policy-resolution.repository';
 import { closestFirst } from '../policies/resolution/policy-resolution.util';
@@ -81,7 +81,7 @@ const INSERT = prepared(
 
 @Injectable()
 export class ElevationIngestRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async context(orgId: string, deviceId: string): Promise<IngestContext | null> {
     const row = await this.db.one<{

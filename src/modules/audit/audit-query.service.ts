@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import { AuditLogDto, AuditLogListDto, ListAuditLogsQueryDto } from './dto/audit.dto';
 
 /** Reads the audit trail; row-level security limits it to the caller's tenants. */
 @Injectable()
 export class AuditQueryService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async list(q: ListAuditLogsQueryDto): Promise<AuditLogListDto> {
     const where: string[] = [];

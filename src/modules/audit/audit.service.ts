@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../infra/context/request-context';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import { PRINCIPAL_KEY } from '../../common/interceptors/tenant-context.interceptor';
 import type { Principal } from '../../common/principal';
 
@@ -29,7 +29,7 @@ function actorOf(p: Principal | undefined): { type: 'user' | 'api_key' | 'agent'
 @Injectable()
 export class AuditService {
   constructor(
-    private readonly db: Db,
+    private readonly db: DbService,
     private readonly cls: RequestContext,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import type { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import type { AuditEntry, AuditService } from './audit.service';
 import { refuse, RefusalService } from './refusal.service';
 
@@ -17,7 +17,7 @@ function fakeTransactions() {
         throw error;
       }
     },
-  } as unknown as TenantTransaction;
+  } as unknown as TenantTransactionService;
   const audit = { record: async (entry: AuditEntry) => void log.push(`audit ${entry.action}`) } as unknown as AuditService;
   return { log, refusals: new RefusalService(tx, audit) };
 }

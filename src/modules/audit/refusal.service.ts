@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import type { TenantScope } from '../../infra/database/tenant-scope';
 import { AuditEntry, AuditService } from './audit.service';
 
@@ -35,14 +35,14 @@ export function refuse(answer: Error, options: RefusalOptions = {}): never {
 
 /**
  * The one way a refusal is recorded and answered. Run the work through `withSystemContext` or
- * `run` (the TenantTransaction methods of the same names); a `refuse(...)` inside it is settled
+ * `run` (the TenantTransactionService methods of the same names); a `refuse(...)` inside it is settled
  * after the transaction ends, so its audit row survives the rollback and the caller sees the
  * answer. Work that calls no database step can be settled with `settle`.
  */
 @Injectable()
 export class RefusalService {
   constructor(
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
   ) {}
 

@@ -11,11 +11,11 @@ import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
 import { MailService } from './mail.service';
 import { MfaService } from './mfa.service';
-import { PasswordLoginPolicy } from './password-login-policy.service';
+import { PasswordLoginPolicyService } from './password-login-policy.service';
 import { PasswordService } from './password.service';
 import { PrincipalRepository } from './principal.repository';
 import { PrincipalSource } from '../../common/principal-source';
-import { PrincipalResolver } from './principal-resolver.service';
+import { PrincipalResolverService } from './principal-resolver.service';
 import { SessionService } from './session.service';
 import { TokenService } from './token.service';
 import { UserAccountsModule } from '../tenancy/users/user-accounts.module';
@@ -23,7 +23,7 @@ import { UserAccountsModule } from '../tenancy/users/user-accounts.module';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity]), UserAccountsModule],
   controllers: [AuthController, ApiKeyController],
-  providers: [AuthService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, PasswordService, MfaService, MailService, PasswordLoginPolicy, PrincipalRepository, PrincipalResolver, { provide: PrincipalSource, useExisting: PrincipalResolver }, ApiKeyService, ApiKeyRepository],
-  exports: [PrincipalResolver, PrincipalSource, SessionService, TokenService, PasswordService, MailService, PasswordLoginPolicy],
+  providers: [AuthService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, PasswordService, MfaService, MailService, PasswordLoginPolicyService, PrincipalRepository, PrincipalResolverService, { provide: PrincipalSource, useExisting: PrincipalResolverService }, ApiKeyService, ApiKeyRepository],
+  exports: [PrincipalResolverService, PrincipalSource, SessionService, TokenService, PasswordService, MailService, PasswordLoginPolicyService],
 })
 export class AuthModule {}

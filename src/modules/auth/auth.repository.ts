@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 
 export interface UserAuthRow {
   id: string;
@@ -20,7 +20,7 @@ export interface LoginScope {
 /** Auth tables. Callers run these in system context (login, refresh) or the user's own context. */
 @Injectable()
 export class AuthRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   userByEmail(email: string): Promise<UserAuthRow | null> {
     return this.db.one<UserAuthRow>(

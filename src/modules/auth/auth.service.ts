@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
-import { randomToken, SecretBox, tokenHash } from '../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { randomToken, SecretBoxService, tokenHash } from '../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
 import { refuse, RefusalService } from '../audit/refusal.service';
@@ -10,9 +10,9 @@ import { AuthErrors } from './auth.errors';
 import { AuthRepository, UserAuthRow } from './auth.repository';
 import { MailService } from './mail.service';
 import { MfaService } from './mfa.service';
-import { PasswordLoginPolicy } from './password-login-policy.service';
+import { PasswordLoginPolicyService } from './password-login-policy.service';
 import { PasswordService } from './password.service';
-import { PrincipalResolver } from './principal-resolver.service';
+import { PrincipalResolverService } from './principal-resolver.service';
 import { SessionService } from './session.service';
 import type { MeDto, MfaChallengeDto, MfaEnrollmentDto, SuccessMessageDto, TokenPairDto } from './dto/auth.dto';
 import { UserCredentialService } from '../tenancy/users/user-credential.service';
@@ -37,14 +37,14 @@ export class AuthService {
   constructor(
     private readonly repo: AuthRepository,
     private readonly credentials: UserCredentialService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly passwords: PasswordService,
     private readonly mfa: MfaService,
     private readonly sessions: SessionService,
-    private readonly box: SecretBox,
+    private readonly box: SecretBoxService,
     private readonly mail: MailService,
-    private readonly policy: PasswordLoginPolicy,
-    private readonly principals: PrincipalResolver,
+    private readonly policy: PasswordLoginPolicyService,
+    private readonly principals: PrincipalResolverService,
     private readonly audit: AuditService,
     private readonly afterResponse: AfterResponseService,
     private readonly refusals: RefusalService,

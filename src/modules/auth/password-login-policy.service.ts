@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 
 /**
  * Whether a user may use a password at all (spec 1.4): not when an active provider that governs
@@ -7,8 +7,8 @@ import { Db } from '../../infra/database/db.service';
  * technicians by their partner's. Runs in the caller's (system) context.
  */
 @Injectable()
-export class PasswordLoginPolicy {
-  constructor(private readonly db: Db) {}
+export class PasswordLoginPolicyService {
+  constructor(private readonly db: DbService) {}
 
   async isSsoEnforced(userId: string): Promise<boolean> {
     const row = await this.db.one<{ enforced: boolean }>(

@@ -1,12 +1,12 @@
 import type { AppConfig } from '../../infra/config/app-config';
-import type { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import type { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import type { AgentRow, PrincipalRepository } from './principal.repository';
-import { PrincipalResolver } from './principal-resolver.service';
+import { PrincipalResolverService } from './principal-resolver.service';
 import type { ScimConnectionLookup } from './scim-connection-lookup';
 import type { TokenService } from './token.service';
 
 /** A resolver over agent tokens `agent-<n>`, counting the lookups that reach the repository. */
-function resolverWith(ttlMs: number): { resolver: PrincipalResolver; lookups: () => number } {
+function resolverWith(ttlMs: number): { resolver: PrincipalResolverService; lookups: () => number } {
   let lookups = 0;
   const repo = {
     agent: async (): Promise<AgentRow> => {
@@ -14,12 +14,12 @@ function resolverWith(ttlMs: number): { resolver: PrincipalResolver; lookups: ()
       return { agent_id: `agent-${lookups}`, device_id: 'd', org_id: 'o', partner_id: 'p', site_id: 's', device_status: 'active' };
     },
   } as unknown as PrincipalRepository;
-  const tx = { withSystemLookup: (_why: string, fn: () => Promise<unknown>) => fn() } as unknown as TenantTransaction;
+  const tx = { withSystemLookup: (_why: string, fn: () => Promise<unknown>) => fn() } as unknown as TenantTransactionService;
   const config = { principalCacheTtlMs: ttlMs } as AppConfig;
-  return { resolver: new PrincipalResolver({} as TokenService, repo, tx, config, {} as ScimConnectionLookup), lookups: () => lookups };
+  return { resolver: new PrincipalResolverService({} as TokenService, repo, tx, config, {} as ScimConnectionLookup), lookups: () => lookups };
 }
 
-describe('PrincipalResolver cache', () => {
+describe('PrincipalResolverService cache', () => {
   it('answers a credential seen within the TTL without a lookup', async () => {
     const { resolver, lookups } = resolverWith(60_000);
     const first = await resolver.fromAgentToken('agent-a');

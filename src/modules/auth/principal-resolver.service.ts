@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { ANONYMOUS, hasPermission, Principal } from '../../common/principal';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { tokenHash } from '../../infra/crypto/secret-box.service';
 import { notCovered } from '../tenancy/roles/permission-set.util';
 import { ApiKeyPrincipalRow, GrantRow, PrincipalRepository } from './principal.repository';
@@ -21,7 +21,7 @@ const CACHE_MAX_ENTRIES = 10_000;
  * staleness of a membership or permission change, not the token.
  */
 @Injectable()
-export class PrincipalResolver implements PrincipalSource {
+export class PrincipalResolverService implements PrincipalSource {
   /** The least recently used callers beyond CACHE_MAX_ENTRIES are dropped; an entry older than the TTL is never answered. */
   private readonly cache: LRUCache<string, { principal: Principal | null }>;
   /**
@@ -33,7 +33,7 @@ export class PrincipalResolver implements PrincipalSource {
   constructor(
     private readonly tokens: TokenService,
     private readonly repo: PrincipalRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly scimConnections: ScimConnectionLookup,
   ) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../infra/database/db.service';
+import { DbService, prepared } from '../../infra/database/db.service';
 
 const PRINCIPAL_ACTIVE_SESSION = prepared(
   'principal_active_session',
@@ -107,11 +107,11 @@ export interface ApiKeyPrincipalRow {
 
 /**
  * Reads what the auth guard needs to build a principal. Every method here must be called inside
- * TenantTransaction.withSystemContext: the caller is not known yet, so no tenant scope exists.
+ * TenantTransactionService.withSystemContext: the caller is not known yet, so no tenant scope exists.
  */
 @Injectable()
 export class PrincipalRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async activeSession(sessionId: string): Promise<SessionRow | null> {
     const rows = await this.db.rows<SessionRow>(

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import { PartnerLoginBrandingEntity } from './partner-login-branding.entity';
 
 export type BrandingValues = Pick<PartnerLoginBrandingEntity, 'logoUrl' | 'accentColor' | 'headline'>;
 
-/** The only writer of partner_login_branding, through the request's transaction (Db.repo). */
+/** The only writer of partner_login_branding, through the request's transaction (DbService.repo). */
 @Injectable()
 export class BrandingRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async find(partnerId: string): Promise<PartnerLoginBrandingEntity | null> {
     return (await this.db.repo(PartnerLoginBrandingEntity)).findOneBy({ partnerId });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
 import { mapViolations } from '../../common/errors/pg-error.util';
@@ -26,7 +26,7 @@ function normalise(dto: ReplaceLoginBrandingDto): BrandingValues {
 export class BrandingService {
   constructor(
     private readonly repo: BrandingRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 
 export type LinkKind = 'customer' | 'location' | 'device' | 'device_group' | 'custom_field' | 'script' | 'policy';
 
@@ -33,7 +33,7 @@ export interface MatchWrite {
  */
 @Injectable()
 export class ImportLinkRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** Serialises the phases of concurrent imports of one partner (released at commit). */
   async lockPartner(partnerId: string): Promise<void> {

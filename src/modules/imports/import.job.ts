@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { RequestContext } from '../../infra/context/request-context';
 import { AppException } from '../../common/errors/app.exception';
 import type { TenantScope } from '../../infra/database/tenant-scope';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../infra/jobs/jobs.service';
 import { AuditService } from '../audit/audit.service';
 import { ImportPlan, PhaseName, phaseSizes } from './document/import-plan';
@@ -57,7 +57,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly repo: ImportRepository,
     private readonly links: ImportLinkRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly cls: RequestContext,
     private readonly audit: AuditService,
     private readonly jobs: JobsService,

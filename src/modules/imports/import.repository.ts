@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import type { TenantScope } from '../../infra/database/tenant-scope';
 import type { ImportFormat, ImportPlan, PhaseName } from './document/import-plan';
 import type { ImportReport } from './import-report';
@@ -55,7 +55,7 @@ const json = (v: unknown) => JSON.stringify(v);
 /** Import job rows and held-back matches. Job bookkeeping runs in system context (see ImportJob). */
 @Injectable()
 export class ImportRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   insert(r: Pick<ImportRow, 'partner_id' | 'org_id' | 'format' | 'dry_run' | 'overwrite' | 'phases' | 'total_items' | 'plan' | 'report' | 'created_by' | 'actor_type' | 'actor_id' | 'scope'>): Promise<ImportRow | null> {
     return this.db.one<ImportRow>(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal, scopeOf } from '../../common/principal';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { AuditService } from '../audit/audit.service';
 import { canonicalContact } from '../content/contacts/contact-fields.util';
 import type { Problem } from '../content/path.util';
@@ -82,7 +82,7 @@ export class ImportService {
     private readonly repo: ImportRepository,
     private readonly contacts: ContactService,
     private readonly job: ImportJob,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
   ) {}
 

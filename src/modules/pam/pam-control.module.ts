@@ -8,27 +8,27 @@ import { PamRuleRepository } from './rules/pam-rule.repository';
 import { PamRuleService } from './rules/pam-rule.service';
 import { RulePreviewRepository } from './rules/preview/rule-preview.repository';
 import { RulePreviewService } from './rules/preview/rule-preview.service';
-import { PamRuleListCache } from './rules/rule-list-cache.service';
-import { PamRuleSetCache } from './rules/rule-set-cache.service';
+import { PamRuleListCacheService } from './rules/rule-list-cache.service';
+import { PamRuleSetCacheService } from './rules/rule-set-cache.service';
 import { RulesVersionRepository } from './rules/rules-version.repository';
 import { PamTierDriftJob } from './rules/tier-drift.job';
-import { ErrorReporter, LoggingErrorReporter } from '../../infra/observability/error-reporter.service';
-import { parseSentryDsn, SentryErrorReporter } from '../../infra/observability/sentry-error-reporter.service';
+import { ErrorReporter, LoggingErrorReporterService } from '../../infra/observability/error-reporter.service';
+import { parseSentryDsn, SentryErrorReporterService } from '../../infra/observability/sentry-error-reporter.service';
 import { SignerGroupController } from './signer-groups/signer-group.controller';
 import { SignerGroupRepository } from './signer-groups/signer-group.repository';
 import { SignerGroupService } from './signer-groups/signer-group.service';
 
 /** The log always; a Sentry-compatible collector too when SENTRY_DSN is set and well formed. */
 function errorReporterFor(config: AppConfig): ErrorReporter {
-  const logging = new LoggingErrorReporter();
+  const logging = new LoggingErrorReporterService();
   const target = config.sentryDsn ? parseSentryDsn(config.sentryDsn) : null;
-  return target ? new SentryErrorReporter(target, logging, config.nodeEnv) : logging;
+  return target ? new SentryErrorReporterService(target, logging, config.nodeEnv) : logging;
 }
 
 /**
  * PAM control plane: rules (CRUD, preview, compiled cache, tier drift at start), signer
  * groups and the organization default. Exports what the decision chain builds on:
- * PamRuleSetCache (compiled rules per organization) and PamConfigService.settingsFor (the
+ * PamRuleSetCacheService (compiled rules per organization) and PamConfigService.settingsFor (the
  * organization default).
  */
 @Module({
@@ -39,8 +39,8 @@ function errorReporterFor(config: AppConfig): ErrorReporter {
     RulesVersionRepository,
     RulePreviewRepository,
     RulePreviewService,
-    PamRuleSetCache,
-    PamRuleListCache,
+    PamRuleSetCacheService,
+    PamRuleListCacheService,
     PamTierDriftJob,
     SignerGroupRepository,
     SignerGroupService,
@@ -48,6 +48,6 @@ function errorReporterFor(config: AppConfig): ErrorReporter {
     PamConfigService,
     { provide: ErrorReporter, useFactory: errorReporterFor, inject: [APP_CONFIG] },
   ],
-  exports: [PamRuleSetCache, PamConfigService],
+  exports: [PamRuleSetCacheService, PamConfigService],
 })
 export class PamControlModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import type { PolicyType } from './features/policy-feature.types';
 
 /** A policy as the importer compares and writes it (column names). */
@@ -41,7 +41,7 @@ export interface AssignmentRecord {
  */
 @Injectable()
 export class PolicyBatchRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** The partner's own policies and those of these organizations. */
   ofOwners(partnerId: string, orgIds: string[]): Promise<PolicyRecord[]> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity, Repository } from 'typeorm';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import type { PolicyType } from './features/policy-feature.types';
 import type { TargetType } from './policy.dto';
 import { PolicyAssignmentEntity, PolicyEntity } from './policy.entity';
@@ -18,11 +18,11 @@ export interface AssignmentWrite {
 
 /**
  * Policies and their assignments are entities, written through the request's transaction
- * (Db.repo). The lookup of an assignment target reads tenancy's tables and stays SQL.
+ * (DbService.repo). The lookup of an assignment target reads tenancy's tables and stays SQL.
  */
 @Injectable()
 export class PolicyRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private policies(): Promise<Repository<PolicyEntity>> {
     return this.db.repo(PolicyEntity);

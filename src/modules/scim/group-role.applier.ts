@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import { hasPermission } from '../../common/principal';
 import { AccountProvisioningService } from '../tenancy/users/account-provisioning.service';
 
@@ -49,7 +49,7 @@ export interface ApplyOptions {
 @Injectable()
 export class GroupRoleApplier {
   constructor(
-    private readonly db: Db,
+    private readonly db: DbService,
     private readonly accounts: AccountProvisioningService,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../infra/database/db.service';
+import { DbService, prepared } from '../../infra/database/db.service';
 import { ScimConnectionLookup, type ScimConnectionPrincipalRow } from '../auth/scim-connection-lookup';
 
 // A SCIM connection with the state of the administrator whose authority it uses; one statement
@@ -17,7 +17,7 @@ const PRINCIPAL_SCIM_CONNECTION = prepared(
 /** The scim module's side of principal resolution (see ScimConnectionLookup). System context only. */
 @Injectable()
 export class ScimConnectionLookupRepository extends ScimConnectionLookup {
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: DbService) {
     super();
   }
 

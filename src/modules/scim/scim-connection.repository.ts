@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 
 export interface ScimConnectionRow {
   id: string;
@@ -44,7 +44,7 @@ const COLUMNS = `id, org_id, partner_id, name, token_prefix, default_role_id, ac
 /** SCIM connections and group mappings, always through the request's transaction (row-level security). */
 @Injectable()
 export class ScimConnectionRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   insert(c: { orgId: string | null; partnerId: string | null; name: string; tokenPrefix: string; tokenHash: string; defaultRoleId: string | null; userId: string }): Promise<ScimConnectionRow | null> {
     return this.db.one(

@@ -4,7 +4,7 @@ import { randomToken, tokenHash } from '../../infra/crypto/secret-box.service';
 import { Principal, requireOwnerWrite } from '../../common/principal';
 
 import { AuditService } from '../audit/audit.service';
-import { PrincipalResolver } from '../auth/principal-resolver.service';
+import { PrincipalResolverService } from '../auth/principal-resolver.service';
 import { notCovered } from '../tenancy/roles/permission-set.util';
 import {
   CreateScimConnectionDto,
@@ -31,7 +31,7 @@ export class ScimConnectionService {
   constructor(
     private readonly repo: ScimConnectionRepository,
     private readonly audit: AuditService,
-    private readonly resolver: PrincipalResolver,
+    private readonly resolver: PrincipalResolverService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

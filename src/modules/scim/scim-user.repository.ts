@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../infra/database/db.service';
+import { DbService } from '../../infra/database/db.service';
 import type { SqlFilter } from './scim-filter';
 
 export interface ScimUserRow {
@@ -38,7 +38,7 @@ const UNIVERSE = (scope: ConnectionScope): string =>
 
 @Injectable()
 export class ScimUserRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private base(scope: ConnectionScope): unknown[] {
     return [scope.connectionId, scope.orgId ?? scope.partnerId];

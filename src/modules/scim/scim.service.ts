@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { REQUEST_KEY, RequestContext } from '../../infra/context/request-context';
 import type { Request } from 'express';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
-import { Db } from '../../infra/database/db.service';
-import { TenantTransaction } from '../../infra/database/tenant-transaction.service';
+import { DbService } from '../../infra/database/db.service';
+import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { hasPermission, Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
-import { PrincipalResolver } from '../auth/principal-resolver.service';
+import { PrincipalResolverService } from '../auth/principal-resolver.service';
 import { GroupRoleApplier } from './group-role.applier';
 import { ScimError } from './scim-error';
 import { AttributeTable, scimFilterToSql, ValuePathTable } from './scim-filter';
@@ -79,10 +79,10 @@ function text(value: unknown, field: string, max = 255): string {
 export class ScimService {
   constructor(
     private readonly users: ScimUserRepository,
-    private readonly db: Db,
-    private readonly tx: TenantTransaction,
+    private readonly db: DbService,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
-    private readonly resolver: PrincipalResolver,
+    private readonly resolver: PrincipalResolverService,
     private readonly applier: GroupRoleApplier,
     private readonly accounts: AccountProvisioningService,
     private readonly cls: RequestContext,

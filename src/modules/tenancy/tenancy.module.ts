@@ -33,7 +33,7 @@ import { SiteService } from './sites/site.service';
 import { InvitationController } from './users/invitation.controller';
 import { InvitationRepository } from './users/invitation.repository';
 import { InvitationService } from './users/invitation.service';
-import { MembershipGrants } from './users/membership-grant.service';
+import { MembershipGrantService } from './users/membership-grant.service';
 import { MembershipService } from './users/membership.service';
 import { PartnerMembershipController } from './users/partner-membership.controller';
 import { UserController } from './users/user.controller';
@@ -57,7 +57,7 @@ import { UserService } from './users/user.service';
     UserService,
     UserRepository,
     MembershipService,
-    MembershipGrants,
+    MembershipGrantService,
     InvitationService,
     InvitationRepository,
     OrganizationBatchRepository,

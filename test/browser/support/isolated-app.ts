@@ -6,7 +6,7 @@ import { createApp } from '../../../src/bootstrap';
 import { AppConfig, loadConfig } from '../../../src/infra/config/app-config';
 import { ensureDatabase, migrate } from '../../../src/infra/database/migrate';
 import { SeedService } from '../../../src/infra/database/seed/seed.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { AuthRepository } from '../../../src/modules/auth/auth.repository';
 import { SessionService } from '../../../src/modules/auth/session.service';
 import type { Fixture, FixtureIds } from '../../../src/infra/database/seed/fixture.types';
@@ -71,7 +71,7 @@ export async function startIsolatedApp(env: Record<string, string | undefined> =
     seed: (f) => app.get(SeedService).load(f),
     token: async (userId, o = {}) => {
       const repo = app.get(AuthRepository);
-      const pair = await app.get(TenantTransaction).withSystemContext('tests mint sessions for seeded users', async () => {
+      const pair = await app.get(TenantTransactionService).withSystemContext('tests mint sessions for seeded users', async () => {
         const scope = await repo.loginScope(userId);
         if (!scope) throw new Error(`User ${userId} has no membership`);
         return (await app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' })).pair;

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../../support/test-app';
 import { AgentKit, prompt } from '../agent/agent-kit';
 
 /**
- * What the savepoints of TenantTransaction.within() cost on hot paths: one SAVEPOINT per scope
+ * What the savepoints of TenantTransactionService.within() cost on hot paths: one SAVEPOINT per scope
  * switch inside an open transaction, sent in the same message as the switch's first statement;
  * none where a path opens its own transaction. A savepoint released by nothing before COMMIT ends
  * with the transaction, so its RELEASE is never sent. Caller resolution runs before the request's

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { Db } from '../../../src/infra/database/db.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { DbService } from '../../../src/infra/database/db.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { BrandingRepository } from '../../../src/modules/branding/branding.repository';
 import { PASSWORD, tenantFixture, uniq } from '../../factories/tenant.factory';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
@@ -203,8 +203,8 @@ describe('partner login branding API', () => {
 
     it("hides another partner's row from the request role and refuses writes into it", async () => {
       await put(otherTech, { headline: 'Partner two' }).expect(200);
-      const tx = t.app.get(TenantTransaction);
-      const db = t.app.get(Db);
+      const tx = t.app.get(TenantTransactionService);
+      const db = t.app.get(DbService);
       const scope = { scope: 'partner' as const, orgIds: [], partnerIds: [ids.partner], userId: ids.tech };
       const visible = await tx.run(scope, () => db.rows<{ partner_id: string }>(`SELECT partner_id FROM partner_login_branding`));
       expect(visible.map((r) => r.partner_id)).toEqual([ids.partner]);
@@ -219,8 +219,8 @@ describe('partner login branding API', () => {
 
     it("gives the entity repository the request's transaction: it sees the transaction's own writes, and another partner's row stays hidden and unwritable", async () => {
       await put(otherTech, { headline: 'Partner two' }).expect(200);
-      const tx = t.app.get(TenantTransaction);
-      const db = t.app.get(Db);
+      const tx = t.app.get(TenantTransactionService);
+      const db = t.app.get(DbService);
       const repo = t.app.get(BrandingRepository);
       const scope = { scope: 'partner' as const, orgIds: [], partnerIds: [ids.partner], userId: ids.tech, partnerWide: true };
       const seen = await tx.run(scope, async () => {
@@ -236,7 +236,7 @@ describe('partner login branding API', () => {
 
     it('rolls back entity writes with the rest of the transaction', async () => {
       await put(tech, { headline: 'Before' }).expect(200);
-      const tx = t.app.get(TenantTransaction);
+      const tx = t.app.get(TenantTransactionService);
       const repo = t.app.get(BrandingRepository);
       const scope = { scope: 'partner' as const, orgIds: [], partnerIds: [ids.partner], userId: ids.tech, partnerWide: true };
       await expect(

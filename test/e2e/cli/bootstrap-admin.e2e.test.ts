@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { bootstrapAdmin, BootstrapError } from '../../../src/cli/bootstrap-admin';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { PartnerRepository } from '../../../src/modules/tenancy/partners/partner.repository';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 
@@ -111,7 +111,7 @@ describe('bootstrapping the first partner administrator', () => {
   });
 
   it("writes the partner through the caller's transaction: active by default in system context, refused by row-level security in a partner's", async () => {
-    const tx = t.app.get(TenantTransaction);
+    const tx = t.app.get(TenantTransactionService);
     const repo = t.app.get(PartnerRepository);
     const created = await tx.withSystemContext('the test creates a partner as the bootstrap command does', () => repo.insert(`Entity MSP ${run}`));
     expect(await ownerQuery(`SELECT name, status FROM partners WHERE id = $1`, [created])).toEqual([{ name: `Entity MSP ${run}`, status: 'active' }]);

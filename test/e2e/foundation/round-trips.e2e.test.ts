@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { recordPgMessages, type PgMessages } from '../../support/pg-messages';
 import { startTestApp, TestApp } from '../../support/test-app';
 import { AgentKit, prompt } from '../agent/agent-kit';
@@ -58,7 +58,7 @@ describe('round trips to PostgreSQL per request', () => {
   });
 
   it('counts each stated reason for entering system context, the agent lookup among them', () => {
-    const counts = t.app.get(TenantTransaction).systemContextCounts();
+    const counts = t.app.get(TenantTransactionService).systemContextCounts();
     expect(counts['resolve an agent token to its device']).toBeGreaterThanOrEqual(1);
     expect(Object.values(counts).every((n) => Number.isInteger(n) && n > 0)).toBe(true);
   });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { NO_SCOPE } from '../../../src/infra/database/tenant-scope';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { ApprovalFanoutService } from '../../../src/modules/pam/approvals/approval-fanout.service';
 import { tenantFixture } from '../../factories/tenant.factory';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
@@ -150,7 +150,7 @@ export function list(w: PamWorld, token: string, query: Record<string, string | 
 
 /** Runs the approval fan-out of a request as agent ingest does: inside a transaction in the organization's scope. */
 export async function fanOut(w: PamWorld, id: string, org = 'orgA'): Promise<{ approvals: number; pushes: number }> {
-  return w.t.app.get(TenantTransaction).run({ ...NO_SCOPE, scope: 'organization', orgIds: [w.ids[org]] }, () =>
+  return w.t.app.get(TenantTransactionService).run({ ...NO_SCOPE, scope: 'organization', orgIds: [w.ids[org]] }, () =>
     w.t.app.get(ApprovalFanoutService).fanOut({ id, orgId: w.ids[org] }),
   );
 }

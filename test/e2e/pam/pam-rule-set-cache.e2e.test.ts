@@ -1,7 +1,7 @@
 import { evaluate, type CompiledRuleSet } from '../../../src/modules/pam/rules/engine/rule-engine';
-import { PamRuleSetCache } from '../../../src/modules/pam/rules/rule-set-cache.service';
+import { PamRuleSetCacheService } from '../../../src/modules/pam/rules/rule-set-cache.service';
 import { PamConfigService } from '../../../src/modules/pam/config/pam-config.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { startPamWorld, type PamWorld } from './pam-e2e.kit';
 
 /** What the request lifecycle calls: compiled rules and the organization default, fresh after every API write. */
@@ -15,7 +15,7 @@ describe('PAM rule-set cache and organization default lookup', () => {
   afterAll(() => w.close());
 
   const ruleSet = (): Promise<CompiledRuleSet> =>
-    w.t.app.get(TenantTransaction).withSystemContext('test reads compiled rules as the decision chain does', () => w.t.app.get(PamRuleSetCache).get(w.ids.orgA));
+    w.t.app.get(TenantTransactionService).withSystemContext('test reads compiled rules as the decision chain does', () => w.t.app.get(PamRuleSetCacheService).get(w.ids.orgA));
 
   it('reuses the compiled set while nothing changes and sees every rule or signer-group write at once', async () => {
     const empty = await ruleSet();
@@ -39,7 +39,7 @@ describe('PAM rule-set cache and organization default lookup', () => {
 
   it('answers the organization default, require_approval until one is saved', async () => {
     const settings = () =>
-      w.t.app.get(TenantTransaction).withSystemContext('test reads the organization default as the decision chain does', () => w.t.app.get(PamConfigService).settingsFor(w.ids.orgB));
+      w.t.app.get(TenantTransactionService).withSystemContext('test reads the organization default as the decision chain does', () => w.t.app.get(PamConfigService).settingsFor(w.ids.orgB));
     expect(await settings()).toEqual({ orgId: w.ids.orgB, defaultUnmatchedVerdict: 'require_approval', defaultApprovalDurationMinutes: 15 });
     await w.as.adminB.put('/pam/config', { defaultUnmatchedVerdict: 'auto_deny', defaultApprovalDurationMinutes: 30 }).expect(200);
     expect(await settings()).toEqual({ orgId: w.ids.orgB, defaultUnmatchedVerdict: 'auto_deny', defaultApprovalDurationMinutes: 30 });

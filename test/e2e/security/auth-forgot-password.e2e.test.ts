@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
-import { Db } from '../../../src/infra/database/db.service';
+import { DbService } from '../../../src/infra/database/db.service';
 import { AfterResponseService } from '../../../src/modules/auth/after-response.service';
 import { PASSWORD, tenantFixture } from '../../factories/tenant.factory';
 import { startSmtpSink, SmtpSink } from '../../support/smtp-sink';
@@ -25,7 +25,7 @@ describe('forgot-password timing does not reveal whether an account exists', () 
     t = await startTestApp({ SMTP_URL: sink.url });
     f = tenantFixture();
     ids = await t.seed(f);
-    const db = t.app.get(Db);
+    const db = t.app.get(DbService);
     dbCalls = [jest.spyOn(db, 'one'), jest.spyOn(db, 'rows'), jest.spyOn(db, 'exec')];
     t.http.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       if (req.url?.endsWith('/auth/forgot-password')) res.once('finish', finished);

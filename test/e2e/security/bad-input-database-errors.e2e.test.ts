@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { QueryFailedError } from 'typeorm';
-import { Db } from '../../../src/infra/database/db.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { DbService } from '../../../src/infra/database/db.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { tenantFixture } from '../../factories/tenant.factory';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
@@ -59,13 +59,13 @@ describe('attack: input PostgreSQL refuses, inside a scope switch', () => {
     await request(t.http).get('/api/v1/health').expect(200, { status: 'ok' });
   });
 
-  describe('TenantTransaction.within', () => {
+  describe('TenantTransactionService.within', () => {
     const orgScope = () => ({ scope: 'organization' as const, orgIds: [ids.orgA], partnerIds: [], userId: ids.adminA });
-    const setting = async (db: Db) => (await db.one<{ scope: string; orgs: string }>(`SELECT current_setting('app.scope', true) AS scope, current_setting('app.org_ids', true) AS orgs`))!;
+    const setting = async (db: DbService) => (await db.one<{ scope: string; orgs: string }>(`SELECT current_setting('app.scope', true) AS scope, current_setting('app.org_ids', true) AS orgs`))!;
 
     it('surfaces the statement that failed inside a system-context step, not the aborted transaction', async () => {
-      const tx = t.app.get(TenantTransaction);
-      const db = t.app.get(Db);
+      const tx = t.app.get(TenantTransactionService);
+      const db = t.app.get(DbService);
       const failure = await tx
         .run(orgScope(), () => tx.withSystemContext('test: a statement PostgreSQL refuses', () => db.one(`SELECT $1::text AS v`, ['a\u0000b'])))
         .catch((e: unknown) => e);
@@ -74,8 +74,8 @@ describe('attack: input PostgreSQL refuses, inside a scope switch', () => {
     });
 
     it('leaves the outer transaction usable, under the outer scope, after a caught failure', async () => {
-      const tx = t.app.get(TenantTransaction);
-      const db = t.app.get(Db);
+      const tx = t.app.get(TenantTransactionService);
+      const db = t.app.get(DbService);
       const after = await tx.run(orgScope(), async () => {
         await tx.withSystemContext('test: a failing insert', () => db.exec(`SELECT 1/0`)).catch(() => undefined);
         return { current: tx.currentScope().scope, db: await setting(db) };
@@ -84,8 +84,8 @@ describe('attack: input PostgreSQL refuses, inside a scope switch', () => {
     });
 
     it('keeps the work of a successful scoped step and restores the outer scope', async () => {
-      const tx = t.app.get(TenantTransaction);
-      const db = t.app.get(Db);
+      const tx = t.app.get(TenantTransactionService);
+      const db = t.app.get(DbService);
       const seen = await tx.run(orgScope(), async () => {
         await db.exec(`CREATE TEMP TABLE within_probe (v int) ON COMMIT DROP`);
         const inner = await tx.withSystemContext('test: a successful step', async () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { NO_SCOPE } from '../../../src/infra/database/tenant-scope';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { ElevationRequestRepository } from '../../../src/modules/pam/requests/elevation-request.repository';
 import { tenantFixture, TOTP_SECRET } from '../../factories/tenant.factory';
 import { ownerQuery } from '../../support/test-app';
@@ -86,7 +86,7 @@ describe('attack: a technician approves his own just-in-time request with his AP
   it('the compare-and-swap alone refuses the subject, and an approver who is nobody, when the service check is skipped', async () => {
     const id = await fileJit();
     const approveAs = (userId: string | null) =>
-      w.t.app.get(TenantTransaction).run({ ...NO_SCOPE, scope: 'organization', orgIds: [w.ids.orgA], userId }, () =>
+      w.t.app.get(TenantTransactionService).run({ ...NO_SCOPE, scope: 'organization', orgIds: [w.ids.orgA], userId }, () =>
         w.t.app.get(ElevationRequestRepository).approve(id, { userId, apiKeyId: null }, 1440, null, 15),
       );
     expect(await approveAs(w.ids.tech)).toBeNull();

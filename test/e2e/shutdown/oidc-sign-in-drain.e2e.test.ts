@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SecretBox } from '../../../src/infra/crypto/secret-box.service';
+import { SecretBoxService } from '../../../src/infra/crypto/secret-box.service';
 import { clientSecretContext } from '../../../src/modules/sso/providers/sso-provider.types';
 import { browserlessAuthorize, startOidcOp, type OidcOpHandle } from '../../support/idp/oidc-op';
 import { holdingProxy, type HoldingProxy } from './holding-proxy';
@@ -49,7 +49,7 @@ describe('graceful shutdown with an OIDC sign-in in flight', () => {
       [OWNER_EMAIL],
     );
     const providerId = randomUUID();
-    const box = new SecretBox({ encryptionKey: process.env.SECRET_ENCRYPTION_KEY as string, previousEncryptionKeys: [] });
+    const box = new SecretBoxService({ encryptionKey: process.env.SECRET_ENCRYPTION_KEY as string, previousEncryptionKeys: [] });
     await db.query(
       `INSERT INTO sso_providers (id, org_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url, userinfo_url, jwks_url,
          scopes, attribute_mapping, auto_provision, default_role_id, default_role_set_by, updated_by)

@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { SecretBox } from '../../../src/infra/crypto/secret-box.service';
+import { SecretBoxService } from '../../../src/infra/crypto/secret-box.service';
 import { clientSecretContext } from '../../../src/modules/sso/providers/sso-provider.types';
 import { browserlessAuthorize, OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
 import type { RogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
@@ -118,7 +118,7 @@ export function configurerSql(param: string): string {
 /** `query` runs as the owner of the app's database (the shared test database unless given). */
 export async function insertProvider(t: Pick<TestApp, 'app'>, p: ProviderInput, query: (sql: string, params: unknown[]) => Promise<unknown> = ownerQuery): Promise<string> {
   const id = randomUUID();
-  const sealed = p.clientSecret ? t.app.get(SecretBox).encrypt(p.clientSecret, clientSecretContext(id)) : null;
+  const sealed = p.clientSecret ? t.app.get(SecretBoxService).encrypt(p.clientSecret, clientSecretContext(id)) : null;
   const partner = !!p.partnerId;
   await query(
     `INSERT INTO sso_providers (id, org_id, partner_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url,

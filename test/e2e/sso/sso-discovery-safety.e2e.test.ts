@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../src/infra/config/app-config';
 import { ProviderDiscoveryService } from '../../../src/modules/sso/discovery/provider-discovery.service';
 import { DiscoveryError } from '../../../src/infra/net/net.errors';
-import { SsoProviderLookup } from '../../../src/modules/sso/providers/sso-provider-lookup.service';
+import { SsoProviderLookupService } from '../../../src/modules/sso/providers/sso-provider-lookup.service';
 import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { Api, api, FakeIssuer, ssoFixture, startFakeIssuer } from './sso-test-kit';
@@ -146,7 +146,7 @@ describe('OIDC discovery safety', () => {
     };
     const { provider } = await createOk({ name: 'Manual', type: 'oidc', ...urls });
     expect(provider).toMatchObject(urls);
-    const record = await t.app.get(SsoProviderLookup).findById(provider.id);
+    const record = await t.app.get(SsoProviderLookupService).findById(provider.id);
     const discovery = t.app.get(ProviderDiscoveryService);
     await expect(discovery.assertSafeEndpoints(record!)).resolves.toBeUndefined();
 

@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { SecretBox } from '../../../src/infra/crypto/secret-box.service';
-import { Db } from '../../../src/infra/database/db.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
-import { SsoProviderLookup } from '../../../src/modules/sso/providers/sso-provider-lookup.service';
+import { SecretBoxService } from '../../../src/infra/crypto/secret-box.service';
+import { DbService } from '../../../src/infra/database/db.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
+import { SsoProviderLookupService } from '../../../src/modules/sso/providers/sso-provider-lookup.service';
 import { PASSWORD, tenantFixture } from '../../factories/tenant.factory';
 import { TestDnsServer } from '../../support/dns/test-dns-server';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
@@ -154,7 +154,7 @@ describe('SSO provider administration', () => {
       expect(row.client_secret).toMatch(/^enc:v1:/);
       expect(row.client_secret).not.toContain(SECRET);
       expect(row.client_secret).not.toContain(Buffer.from(SECRET).toString('base64'));
-      const box = t.app.get(SecretBox);
+      const box = t.app.get(SecretBoxService);
       expect(box.decrypt(row.client_secret, `sso_providers.client_secret:${provider.id}`)).toBe(SECRET);
       expect(() => box.decrypt(row.client_secret, `sso_providers.client_secret:${ids.orgA}`)).toThrow();
     });
@@ -418,7 +418,7 @@ describe('SSO provider administration', () => {
       expect(JSON.stringify(audit.details)).not.toContain('another-secret-value');
       expect(JSON.stringify(audit.details)).not.toContain('After');
       const [row] = await ownerQuery<{ client_secret: string }>(`SELECT client_secret FROM sso_providers WHERE id = $1`, [provider.id]);
-      expect(t.app.get(SecretBox).decrypt(row.client_secret, `sso_providers.client_secret:${provider.id}`)).toBe('another-secret-value');
+      expect(t.app.get(SecretBoxService).decrypt(row.client_secret, `sso_providers.client_secret:${provider.id}`)).toBe('another-secret-value');
     });
 
     it('leaves the generation alone when nothing changes', async () => {
@@ -644,15 +644,15 @@ describe('SSO provider administration', () => {
     it('hides partner providers from an organization scope and refuses it a write into them', async () => {
       const partnerProvider = await createOk(tech, { name: 'RLS partner', type: 'saml', ownerScope: 'partner' });
       const orgScope = { scope: 'organization' as const, orgIds: [ids.orgA], partnerIds: [], userId: ids.adminA };
-      const db = t.app.get(Db);
-      const seen = await t.app.get(TenantTransaction).run(orgScope, () => db.rows(`SELECT id FROM sso_providers WHERE partner_id = $1`, [ids.partner]));
+      const db = t.app.get(DbService);
+      const seen = await t.app.get(TenantTransactionService).run(orgScope, () => db.rows(`SELECT id FROM sso_providers WHERE partner_id = $1`, [ids.partner]));
       expect(seen).toEqual([]);
       const write = t.app
-        .get(TenantTransaction)
+        .get(TenantTransactionService)
         .run(orgScope, () => db.exec(`INSERT INTO sso_providers (partner_id, name, type, auto_provision) VALUES ($1, 'sneaky', 'saml', false)`, [ids.partner]));
       await expect(write).rejects.toThrow(/row-level security/);
       const partnerScope = { scope: 'partner' as const, orgIds: [], partnerIds: [ids.partner], userId: ids.tech };
-      const own = await t.app.get(TenantTransaction).run(partnerScope, () => db.rows<{ id: string }>(`SELECT id FROM sso_providers WHERE id = $1`, [partnerProvider.id]));
+      const own = await t.app.get(TenantTransactionService).run(partnerScope, () => db.rows<{ id: string }>(`SELECT id FROM sso_providers WHERE id = $1`, [partnerProvider.id]));
       expect(own).toEqual([{ id: partnerProvider.id }]);
     });
   });
@@ -683,7 +683,7 @@ describe('SSO provider administration', () => {
       });
       expect(JSON.stringify(res.body)).not.toContain(inactiveOlder.id);
 
-      const lookup = t.app.get(SsoProviderLookup);
+      const lookup = t.app.get(SsoProviderLookupService);
       const record = await lookup.oldestActiveForOrg(fids.orgA);
       expect(record).toMatchObject({ id: first.id, generation: 2, status: 'active' });
       expect(lookup.clientSecret(record!)).toBe(SECRET);
@@ -696,7 +696,7 @@ describe('SSO provider administration', () => {
       const fids = await t.seed(fx);
       const partnerTech = api(t, await t.token(fids.tech, { mfa: true }));
       const provider = await createOk(partnerTech, completeOidc({ name: 'Partner login', ownerScope: 'partner' }));
-      const lookup = t.app.get(SsoProviderLookup);
+      const lookup = t.app.get(SsoProviderLookupService);
       expect(await lookup.oldestActiveForPartner(fids.partner)).toBeNull();
       await partnerTech.post(`/sso/providers/${provider.id}/status`, { status: 'active' }).expect(200);
       expect(await lookup.oldestActiveForPartner(fids.partner)).toMatchObject({ id: provider.id, partnerId: fids.partner, autoProvision: false });

@@ -1,5 +1,5 @@
 import { ownerQuery } from '../../support/test-app';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { DeviceGroupRepository } from '../../../src/modules/tenancy/device-groups/device-group.repository';
 import { expectError, startTenancyWorld, TenancyWorld } from './tenancy-e2e.util';
 
@@ -96,7 +96,7 @@ describe('device groups administration', () => {
   });
 
   it("gives the entity repository the request's transaction: another organization's groups and members stay hidden and unwritable", async () => {
-    const tx = w.t.app.get(TenantTransaction);
+    const tx = w.t.app.get(TenantTransactionService);
     const repo = w.t.app.get(DeviceGroupRepository);
     const orgB = { scope: 'organization' as const, orgIds: [w.ids.orgB], partnerIds: [], userId: w.ids.adminB };
     const seen = await tx.run(orgB, async () => ({ group: await repo.find(w.ids.groupA1, null), list: await repo.list({ siteIds: null }) }));
@@ -114,7 +114,7 @@ describe('device groups administration', () => {
   });
 
   it('shows a site-restricted caller only the members of their sites through the entity repository', async () => {
-    const tx = w.t.app.get(TenantTransaction);
+    const tx = w.t.app.get(TenantTransactionService);
     const repo = w.t.app.get(DeviceGroupRepository);
     const orgA = { scope: 'organization' as const, orgIds: [w.ids.orgA], partnerIds: [], userId: w.ids.adminA };
     const group = await tx.run(orgA, async () => {

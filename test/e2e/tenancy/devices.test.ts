@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ownerQuery } from '../../support/test-app';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { DeviceRepository } from '../../../src/modules/tenancy/devices/device.repository';
 import { expectError, startTenancyWorld, TenancyWorld } from './tenancy-e2e.util';
 
@@ -143,7 +143,7 @@ describe('devices administration and enrollment', () => {
   });
 
   it("gives the entity repository the request's transaction: another organization's devices and agents stay hidden and unwritable, other sites' too", async () => {
-    const tx = w.t.app.get(TenantTransaction);
+    const tx = w.t.app.get(TenantTransactionService);
     const repo = w.t.app.get(DeviceRepository);
     const orgA = { scope: 'organization' as const, orgIds: [w.ids.orgA], partnerIds: [], userId: w.ids.adminA };
     const seen = await tx.run(orgA, async () => ({

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { Db } from '../../../src/infra/database/db.service';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { DbService } from '../../../src/infra/database/db.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import type { TenantScope } from '../../../src/infra/database/tenant-scope';
 import { AccountProvisioningRepository } from '../../../src/modules/tenancy/users/account-provisioning.repository';
 import { MembershipInvitationEntity } from '../../../src/modules/tenancy/users/membership-invitation.entity';
@@ -230,8 +230,8 @@ describe('users and memberships administration', () => {
     const get = <T>(type: new (...args: never[]) => T): T => w.t.app.get(type, { strict: false });
 
     it("reads a user of the caller's organization without its credentials, and neither sees nor changes another tenant's user", async () => {
-      const tx = get(TenantTransaction);
-      const db = get(Db);
+      const tx = get(TenantTransactionService);
+      const db = get(DbService);
       const users = get(UserRepository);
       const [before] = await ownerQuery(`SELECT email, name, password_hash, totp_pending_secret, updated_at FROM users WHERE id = $1`, [w.ids.adminB]);
       const seen = await tx.run(adminAScope(), async () => ({
@@ -254,8 +254,8 @@ describe('users and memberships administration', () => {
     });
 
     it("writes memberships through the entities only within the caller's reach: another organization's membership stays hidden, unchanged and closed to inserts", async () => {
-      const tx = get(TenantTransaction);
-      const db = get(Db);
+      const tx = get(TenantTransactionService);
+      const db = get(DbService);
       const users = get(UserRepository);
       const accounts = get(AccountProvisioningRepository);
       const membershipOf = (orgId: string, userId: string) => ownerQuery(`SELECT role_id, site_restricted, suspended_at FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [orgId, userId]);
@@ -274,8 +274,8 @@ describe('users and memberships administration', () => {
     });
 
     it("writes invitations through the entity only within the caller's reach: another organization's invitation stays hidden, unchanged and closed to inserts", async () => {
-      const tx = get(TenantTransaction);
-      const db = get(Db);
+      const tx = get(TenantTransactionService);
+      const db = get(DbService);
       const users = get(UserRepository);
       const [invitation] = await ownerQuery<{ id: string }>(
         `INSERT INTO membership_invitations (org_id, user_id, role_id, email, name) VALUES ($1, $2, $3, 'invited@example.com', 'Invited') RETURNING id`,

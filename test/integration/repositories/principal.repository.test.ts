@@ -7,7 +7,7 @@ import { seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
 
 /**
  * Principal resolution: what the auth guard reads on every request, before any tenant is known,
- * so in system context statement by statement (TenantTransaction.withSystemLookup).
+ * so in system context statement by statement (TenantTransactionService.withSystemLookup).
  */
 describe('PrincipalRepository', () => {
   let m: Medium;

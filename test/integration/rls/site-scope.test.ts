@@ -3,7 +3,7 @@ import { Client } from 'pg';
 
 /**
  * Site restriction is enforced by the database, not only by the services: a site-restricted
- * caller's transaction (app.site_ids set, as TenantTransaction sets it from the principal) sees
+ * caller's transaction (app.site_ids set, as TenantTransactionService sets it from the principal) sees
  * and writes no row of another site in any site-bearing table, with no service code in between.
  */
 describe('site scope in row-level security', () => {

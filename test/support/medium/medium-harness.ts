@@ -10,16 +10,16 @@ import { loadConfig, type AppConfig } from '../../../src/infra/config/app-config
 import { ConfigModule } from '../../../src/infra/config/config.module';
 import { CryptoModule } from '../../../src/infra/crypto/crypto.module';
 import { assertRequestRoleIsRestricted } from '../../../src/infra/database/app-role';
-import { Db } from '../../../src/infra/database/db.service';
+import { DbService } from '../../../src/infra/database/db.service';
 import { DatabaseModule } from '../../../src/infra/database/database.module';
-import { TenantTransaction } from '../../../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { SYSTEM_SCOPE, type TenantScope } from '../../../src/infra/database/tenant-scope';
 
 /**
  * The medium tier: a Nest testing module with the database module and only the providers under
  * test and the TypeORM entities they use, on the run's database through the request role
  * (row-level security applies), with no HTTP server. Calls run in a tenant transaction opened
- * exactly as a request's (TenantTransaction), as a principal the test names; rows are arranged and
+ * exactly as a request's (TenantTransactionService), as a principal the test names; rows are arranged and
  * checked through an owner connection.
  */
 export interface Medium {
@@ -44,7 +44,7 @@ export interface Medium {
   tryAs<T>(principal: TenantScope, fn: () => Promise<T>): Promise<T>;
   /** Runs fn in system context, in one transaction (what jobs and public routes use). */
   system<T>(fn: () => Promise<T>): Promise<T>;
-  /** Runs fn in system context statement by statement, as principal resolution does (TenantTransaction.withSystemLookup). */
+  /** Runs fn in system context statement by statement, as principal resolution does (TenantTransactionService.withSystemLookup). */
   systemLookup<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -59,7 +59,7 @@ class Rollback extends Error {
 export interface MediumOptions {
   /**
    * The TypeORM entities the repositories under test read or write (docs/data-access.md): the
-   * database module loads only the entities some imported module registered, and `Db.repo` of an
+   * database module loads only the entities some imported module registered, and `DbService.repo` of an
    * unregistered entity throws. Registered as a feature module would, with `TypeOrmModule.forFeature`.
    */
   entities?: Parameters<typeof TypeOrmModule.forFeature>[0];
@@ -85,7 +85,7 @@ export async function startMedium(providers: Provider[], env: Record<string, str
   await assertRequestRoleIsRestricted((sql) => module.get(DataSource).query(sql));
   const owner = new Client({ connectionString: process.env.DATABASE_URL });
   await owner.connect();
-  const tx = module.get(TenantTransaction);
+  const tx = module.get(TenantTransactionService);
   async function tryAs<T>(principal: TenantScope, fn: () => Promise<T>): Promise<T> {
     try {
       await tx.run(principal, async () => {
@@ -105,7 +105,7 @@ export async function startMedium(providers: Provider[], env: Record<string, str
     as: (principal, fn) => tx.run(principal, fn),
     asOpened: (principal, fn) =>
       tx.run(principal, async () => {
-        await module.get(Db).one('SELECT 1');
+        await module.get(DbService).one('SELECT 1');
         return fn();
       }),
     asCaller: (principal, fn, request = {}) =>

@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * OIDC sign-in: one-time exchange codes, and link sessions that outlive their user.
  *  - An exchange code is stored as a SHA-256 hash with the token pair it redeems sealed by
- *    SecretBox; it lives 2 minutes and is consumed by one DELETE … RETURNING, so any
+ *    SecretBoxService; it lives 2 minutes and is consumed by one DELETE … RETURNING, so any
  *    instance can redeem it exactly once.
  *  - A link login session names the signed-in user and session that started it. Those
  *    references were foreign keys with ON DELETE CASCADE, which deleted the login session

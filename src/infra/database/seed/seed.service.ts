@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { Db } from '../db.service';
-import { TenantTransaction } from '../tenant-transaction.service';
-import { SecretBox, tokenHash } from '../../crypto/secret-box.service';
+import { DbService } from '../db.service';
+import { TenantTransactionService } from '../tenant-transaction.service';
+import { SecretBoxService, tokenHash } from '../../crypto/secret-box.service';
 import { PasswordService } from '../../../modules/auth/password.service';
 import { totpContext } from '../../../modules/auth/auth.service';
 import { canonicalJson } from '../../../modules/pam/flows/canonical-json.util';
@@ -24,9 +24,9 @@ export class FixtureError extends Error {}
 @Injectable()
 export class SeedService {
   constructor(
-    private readonly db: Db,
-    private readonly tx: TenantTransaction,
-    private readonly box: SecretBox,
+    private readonly db: DbService,
+    private readonly tx: TenantTransactionService,
+    private readonly box: SecretBoxService,
     private readonly passwords: PasswordService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../../infra/database/db.service';
+import { DbService, prepared } from '../../../infra/database/db.service';
 import type { DeviceCommandRow } from '../../pam/requests/device-command.service';
 
 /** One poll, one call: app_agent_commands_take (migration 1763700951000), whose plan the server keeps. */
@@ -10,7 +10,7 @@ export type CommandRow = DeviceCommandRow;
 /** Commands of one device, as its agent reads them (PAM writes them); the device always comes from the agent's token. */
 @Injectable()
 export class AgentCommandRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /**
    * One poll, one statement: first withdraws every queued actuation whose request was revoked,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../../infra/database/db.service';
+import { DbService, prepared } from '../../../infra/database/db.service';
 import { DeviceRateLimiter, INGEST_BURST, INGEST_RATE_PER_SECOND, RateDecision } from './device-rate-limiter';
 
 /**
@@ -19,10 +19,10 @@ const TAKE = prepared('agent_rate_bucket_take', `SELECT tokens FROM app_agent_ra
 export const DATABASE_RETRY_AFTER_SECONDS = 1;
 
 @Injectable()
-export class PostgresRateLimiter extends DeviceRateLimiter {
+export class PostgresRateLimiterService extends DeviceRateLimiter {
   readonly placement = 'database';
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: DbService) {
     super();
   }
 

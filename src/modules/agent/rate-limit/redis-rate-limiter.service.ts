@@ -38,7 +38,7 @@ export const REDIS_TAKE_TIMEOUT_MS = 500;
  * one used without Redis: the limit holds across instances during the outage, and no prompt is
  * refused or delayed because Redis is down. The log says so once per outage.
  */
-export class RedisRateLimiter extends DeviceRateLimiter implements OnModuleDestroy {
+export class RedisRateLimiterService extends DeviceRateLimiter implements OnModuleDestroy {
   readonly placement = 'standalone';
   private readonly logger = new Logger('IngestRateLimit');
   private readonly redis: Redis;

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { ApiKeyEntity } from './api-key.entity';
 
 export type NewApiKey = Pick<ApiKeyEntity, 'orgId' | 'partnerId' | 'name' | 'keyPrefix' | 'keyHash' | 'permissions' | 'mfaSatisfied' | 'createdBy' | 'expiresAt'>;
 
-/** The only writer of api_keys, through the request's transaction (Db.repo). */
+/** The only writer of api_keys, through the request's transaction (DbService.repo). */
 @Injectable()
 export class ApiKeyRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async list(orgId: string | undefined): Promise<ApiKeyEntity[]> {
     return (await this.db.repo(ApiKeyEntity)).find({ where: orgId ? { orgId } : {}, order: { createdAt: 'DESC', id: 'ASC' } });

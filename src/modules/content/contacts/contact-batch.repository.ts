@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { ContactPhone } from './contact-fields.util';
 
 /** A contact as the importer compares and writes it (column names). */
@@ -21,7 +21,7 @@ export interface ContactRecord {
  */
 @Injectable()
 export class ContactBatchRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** Oldest first: callers matching on email or name let the oldest contact win a tie. */
   ofOrgs(orgIds: string[]): Promise<ContactRecord[]> {

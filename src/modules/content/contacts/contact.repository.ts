@@ -1,7 +1,7 @@
 import { pastTheEnd } from '../../../common/pagination.dto';
 import { Injectable } from '@nestjs/common';
 import type { Repository, SelectQueryBuilder } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { SiteEntity } from '../../tenancy/sites/site.entity';
 import { ContactEntity } from './contact.entity';
 
@@ -29,10 +29,10 @@ function filtered(q: SelectQueryBuilder<ContactEntity>, f: ContactFilter): Selec
   return q;
 }
 
-/** The only writer of contacts outside the importer's batches, through the request's transaction (Db.repo). */
+/** The only writer of contacts outside the importer's batches, through the request's transaction (DbService.repo). */
 @Injectable()
 export class ContactRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<ContactEntity>> {
     return this.db.repo(ContactEntity);

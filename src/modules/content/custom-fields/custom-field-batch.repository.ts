@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { CustomFieldType, CustomFieldValidation, CustomFieldValue } from './custom-field-value.util';
 
 /** A definition as the importer compares and writes it (column names). */
@@ -25,7 +25,7 @@ export interface CustomFieldValueRecord {
 /** Custom field definitions and values written in bulk (the importer), through CustomFieldService, in the caller's transaction. */
 @Injectable()
 export class CustomFieldBatchRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** The partner's own definitions and those of these organizations. */
   definitions(partnerId: string, orgIds: string[]): Promise<CustomFieldRecord[]> {

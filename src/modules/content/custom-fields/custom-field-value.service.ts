@@ -8,7 +8,7 @@ import { checkValue } from './custom-field-value.util';
 import { CustomFieldErrors } from './custom-field.errors';
 import type { DeviceCustomFieldValueDto, DeviceCustomFieldValueResponseDto, DeviceCustomFieldValuesDto } from './custom-field.dto';
 import { CustomFieldRepository, CustomFieldValueRow, DeviceRef } from './custom-field.repository';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 
 function toValueDto(r: CustomFieldValueRow): DeviceCustomFieldValueDto {
   return { definitionId: r.definition_id, key: r.key, name: r.name, type: r.type, value: r.value, updatedAt: r.updated_at.toISOString() };
@@ -23,7 +23,7 @@ export class CustomFieldValueService {
   constructor(
     private readonly repo: CustomFieldRepository,
     private readonly audit: AuditService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   async list(principal: Principal, deviceId: string): Promise<DeviceCustomFieldValuesDto> {

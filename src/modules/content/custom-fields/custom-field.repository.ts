@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Repository } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { CustomFieldType, CustomFieldValue } from './custom-field-value.util';
 import { CustomFieldEntity } from './custom-field.entity';
 
@@ -26,14 +26,14 @@ export interface DeviceRef {
 const USES_FIELD = `g.kind = 'dynamic' AND jsonb_path_exists(g.filter, '$.** ? (@.customField == $id)', jsonb_build_object('id', $1::text))`;
 
 /**
- * Definitions are entities, written through the request's transaction (Db.repo). The checks that
+ * Definitions are entities, written through the request's transaction (DbService.repo). The checks that
  * search other tables (key clashes across the partner, options in use by device values, dynamic
  * groups filtering on a field with a JSON path) and the device values, whose upsert writes only a
  * changed value, stay SQL.
  */
 @Injectable()
 export class CustomFieldRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<CustomFieldEntity>> {
     return this.db.repo(CustomFieldEntity);

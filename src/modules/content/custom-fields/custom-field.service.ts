@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
@@ -44,7 +44,7 @@ function cleanValidation(v: CustomFieldValidation | undefined): CustomFieldValid
 export class CustomFieldService {
   constructor(
     private readonly repo: CustomFieldRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
     private readonly batch: CustomFieldBatchRepository,
   ) {}

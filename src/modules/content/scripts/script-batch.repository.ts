@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { ExitCodeSeverity, RunAs, ScriptLanguage, ScriptParameter } from './script-shape.util';
 
 /** A script as the importer compares and writes it (column names). */
@@ -21,7 +21,7 @@ export interface ScriptRecord {
 /** Scripts written by bulk callers (the importer), through ScriptService, in the caller's transaction. */
 @Injectable()
 export class ScriptBatchRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** The partner's own scripts and those of these organizations, bodies included. */
   ofOwners(partnerId: string, orgIds: string[]): Promise<ScriptRecord[]> {

@@ -1,17 +1,17 @@
 import { pastTheEnd } from '../../../common/pagination.dto';
 import { Injectable } from '@nestjs/common';
 import type { Repository } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { ScriptEntity, type ScriptSummary } from './script.entity';
 
 export type ScriptWrite = Pick<ScriptEntity, 'name' | 'description' | 'category' | 'language' | 'body' | 'parameters' | 'runAs' | 'timeoutSeconds' | 'exitCodeSeverityMapping'>;
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** The only writer of scripts outside the importer's batches, through the request's transaction (Db.repo). */
+/** The only writer of scripts outside the importer's batches, through the request's transaction (DbService.repo). */
 @Injectable()
 export class ScriptRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<ScriptEntity>> {
     return this.db.repo(ScriptEntity);

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 @Injectable()
 export class ActuationRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   device(id: string): Promise<{ id: string; org_id: string; site_id: string; status: string } | null> {
     return this.db.one(`SELECT id, org_id, site_id, status FROM devices WHERE id = $1`, [id]);

@@ -8,7 +8,7 @@ import type { FlowType } from '../rules/engine/rule.types';
 import type { ActuateElevationDto, ActuationResultDto } from './actuation.dto';
 import { ActuationErrors } from './actuation.errors';
 import { ActuationRepository } from './actuation.repository';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 
 export const DEFAULT_ACTUATION_TIMEOUT_MS = 8000;
 
@@ -32,7 +32,7 @@ export class ActuationService {
     private readonly events: PamEventService,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   async actuate(principal: Principal, deviceId: string, dto: ActuateElevationDto): Promise<ActuationResultDto> {

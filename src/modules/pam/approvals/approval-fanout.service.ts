@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { ApprovalRepository } from './approval.repository';
 
 /** The pending elevation request whose approvers are notified. */
@@ -19,7 +19,7 @@ export interface FanOutRequest {
 export class ApprovalFanoutService {
   constructor(
     private readonly repo: ApprovalRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

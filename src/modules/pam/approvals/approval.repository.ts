@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../../infra/database/db.service';
+import { DbService, prepared } from '../../../infra/database/db.service';
 import type { ElevationStatus } from '../requests/elevation-request.types';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -45,7 +45,7 @@ const FAN_OUT = prepared('pam_approval_fan_out', `SELECT approvals, pushes FROM 
 
 @Injectable()
 export class ApprovalRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /**
    * One approval request per eligible technician of a pending request, and one push per phone of

@@ -6,7 +6,7 @@ import type { FlowType } from '../rules/engine/rule.types';
 import type { ApprovalDto, ApprovalListDto, DecideApprovalDto, DecideApprovalResultDto } from './approval.dto';
 import { ApprovalErrors } from './approval.errors';
 import { ApprovalRepository, ApprovalRow } from './approval.repository';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 
 function toDto(a: ApprovalRow): ApprovalDto {
   return {
@@ -37,7 +37,7 @@ export class ApprovalService {
   constructor(
     private readonly repo: ApprovalRepository,
     private readonly transitions: ElevationTransitionService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   async list(principal: Principal): Promise<ApprovalListDto> {

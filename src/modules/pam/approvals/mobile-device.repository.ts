@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 export interface MobileDeviceRow {
   id: string;
@@ -11,7 +11,7 @@ export interface MobileDeviceRow {
 /** Phones are rows of their user: the policy shows a session its own user's phones only. */
 @Injectable()
 export class MobileDeviceRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   count(userId: string): Promise<number> {
     return this.db.one<{ n: string }>(`SELECT count(*) AS n FROM mobile_devices WHERE user_id = $1`, [userId]).then((r) => Number(r!.n));

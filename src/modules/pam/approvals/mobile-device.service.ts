@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
-import { SecretBox } from '../../../infra/crypto/secret-box.service';
+import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
 import { AuditService } from '../../audit/audit.service';
 import type { MobileDeviceDeletedDto, MobileDeviceDto, MobileDeviceListDto, MobileDeviceResponseDto, RegisterMobileDeviceDto } from './approval.dto';
 import { ApprovalErrors } from './approval.errors';
@@ -24,7 +24,7 @@ const toDto = (r: MobileDeviceRow): MobileDeviceDto => ({
 export class MobileDeviceService {
   constructor(
     private readonly repo: MobileDeviceRepository,
-    private readonly box: SecretBox,
+    private readonly box: SecretBoxService,
     private readonly audit: AuditService,
   ) {}
 

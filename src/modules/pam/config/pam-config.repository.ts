@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { UnmatchedVerdict } from './pam-config.dto';
 
 export interface PamConfigRow {
@@ -10,7 +10,7 @@ export interface PamConfigRow {
 
 @Injectable()
 export class PamConfigRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   find(orgId: string): Promise<PamConfigRow | null> {
     return this.db.one<PamConfigRow>(

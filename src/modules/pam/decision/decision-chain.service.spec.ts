@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { PamConfigService } from '../config/pam-config.service';
 import { compileRules, PamRuleCompileError, type CompiledRuleSet } from '../rules/engine/rule-engine';
 import type { Observation } from '../rules/engine/rule.types';
-import type { PamRuleSetCache } from '../rules/rule-set-cache.service';
+import type { PamRuleSetCacheService } from '../rules/rule-set-cache.service';
 import { DecisionChainService } from './decision-chain.service';
 import type { AppliedSoftwarePolicy } from './decision.types';
 
@@ -14,7 +14,7 @@ const prompt: Observation = { flowType: 'uac_intercept', path: 'C:\\Tools\\fix.e
 function service(rules: () => Promise<CompiledRuleSet>, verdict: 'require_approval' | 'auto_deny' = 'require_approval') {
   const settingsFor = jest.fn(async (orgId: string) => ({ orgId, defaultUnmatchedVerdict: verdict, defaultApprovalDurationMinutes: 30 }));
   const get = jest.fn(rules);
-  const chain = new DecisionChainService({ get } as unknown as PamRuleSetCache, { settingsFor } as unknown as PamConfigService);
+  const chain = new DecisionChainService({ get } as unknown as PamRuleSetCacheService, { settingsFor } as unknown as PamConfigService);
   return { chain, settingsFor, get };
 }
 

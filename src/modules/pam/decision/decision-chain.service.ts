@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { PamConfigService } from '../config/pam-config.service';
 import { isRuleGovernedFlow, PamRuleCompileError, type CompiledRuleSet } from '../rules/engine/rule-engine';
 import type { Observation } from '../rules/engine/rule.types';
-import { PamRuleSetCache } from '../rules/rule-set-cache.service';
+import { PamRuleSetCacheService } from '../rules/rule-set-cache.service';
 import { Evaluator, runChain } from './decision-chain.util';
 import type { AppliedSoftwarePolicy, Decision, DecisionContext, OrgPamDefaults } from './decision.types';
 import { compileSoftwarePolicy, type CompiledSoftwarePolicy } from './software-bridge.util';
@@ -25,7 +25,7 @@ export class DecisionChainService {
   private readonly software = new LRUCache<string, Evaluator<CompiledSoftwarePolicy>>({ max: MAX_POLICIES });
 
   constructor(
-    private readonly ruleSets: PamRuleSetCache,
+    private readonly ruleSets: PamRuleSetCacheService,
     private readonly config: PamConfigService,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { FlowType } from '../rules/engine/rule.types';
 
 export interface FlowDevice {
@@ -35,7 +35,7 @@ export interface NewFlowRequest {
 
 @Injectable()
 export class FlowRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   device(id: string): Promise<FlowDevice | null> {
     return this.db.one<FlowDevice>(`SELECT id, org_id, site_id, status, now() AS now FROM devices WHERE id = $1`, [id]);

@@ -11,7 +11,7 @@ import { actionDigest } from './canonical-json.util';
 import type { CreateJitRequestDto, CreateToolActionDto, FlowRequestResultDto, ToolActionResultDto } from './flow.dto';
 import { FlowErrors } from './flow.errors';
 import { FlowDevice, FlowRepository, NewFlowRequest } from './flow.repository';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 
 const AUDIT_ACTION = { pending: 'pam.elevation.request', auto_approved: 'pam.elevation.auto_approve', denied: 'pam.elevation.auto_deny' } as const;
 
@@ -31,7 +31,7 @@ export class FlowService {
     private readonly fanout: ApprovalFanoutService,
     private readonly events: PamEventService,
     private readonly audit: AuditService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   async requestJit(principal: Principal, dto: CreateJitRequestDto): Promise<FlowRequestResultDto> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 export interface DeviceCommandRow {
   id: string;
@@ -13,7 +13,7 @@ export interface DeviceCommandRow {
 /** The results agents report for the commands PAM queued for their devices. */
 @Injectable()
 export class DeviceCommandRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** Records the result once: only a queued or delivered command takes one. */
   complete(orgId: string, deviceId: string, id: string, status: 'completed' | 'failed', error: string | null): Promise<DeviceCommandRow | null> {

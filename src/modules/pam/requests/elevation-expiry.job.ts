@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../../infra/jobs/jobs.service';
 import { AuditService } from '../../audit/audit.service';
 import { ElevationRequestRepository } from './elevation-request.repository';
@@ -25,7 +25,7 @@ export class ElevationExpiryJob implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly repo: ElevationRequestRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobsService,
     private readonly audit: AuditService,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { Db, prepared, type PreparedSql } from '../../../infra/database/db.service';
+import { DbService, prepared, type PreparedSql } from '../../../infra/database/db.service';
 import type { FlowType } from '../rules/engine/rule.types';
 import type { ElevationRequestListRow, ElevationRequestRow, ElevationStatus } from './elevation-request.types';
 
@@ -122,7 +122,7 @@ const RETURNING = `RETURNING e.id, e.org_id, e.site_id, e.device_id, prev.status
 
 @Injectable()
 export class ElevationRequestRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /**
    * The WHERE clause of a list: the filters other than status, then the status. A status filter
@@ -197,7 +197,7 @@ export class ElevationRequestRepository {
    * organizations the page merges each organization's newest `offset + limit` (one ordered index
    * probe each): `org_id = ANY` would lose the index order and sort every match. The text
    * depends only on which filters are set, so each shape is declared once as a statement that
-   * travels with the transaction's opening (Db, prepared).
+   * travels with the transaction's opening (DbService, prepared).
    */
   async list(f: ElevationRequestFilter, ttlMinutes: number, page: { limit: number; offset: number }): Promise<{ rows: ElevationRequestListRow[]; total: number }> {
     const params = new Params(ttlMinutes);

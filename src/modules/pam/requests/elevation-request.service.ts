@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { requireOrg } from '../../../common/tenant-access.util';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type {
   ActiveElevationListDto,
   ElevationEventDto,
@@ -90,7 +90,7 @@ export class ElevationRequestService {
     private readonly eventsRepo: PamEventRepository,
     private readonly transitions: ElevationTransitionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   async list(principal: Principal, q: ListElevationRequestsQueryDto): Promise<ElevationRequestListDto> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { ElevationStatus, PamEventType } from './elevation-request.types';
 
 export interface PamEventRow {
@@ -26,7 +26,7 @@ export interface StoredPamEvent {
 
 @Injectable()
 export class PamEventRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** Every row in one statement, so a batch of transitions costs one round trip. */
   async insert(rows: readonly PamEventRow[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../../infra/database/db.service';
+import { DbService, prepared } from '../../../infra/database/db.service';
 import type { NegatableKey, PamTimeWindow, PamVerdict } from './engine/rule.types';
 
 export interface PamRuleRow {
@@ -99,7 +99,7 @@ const LIST_OF = prepared('pam_rules_list_of', `SELECT * FROM pam_rules WHERE org
 
 @Injectable()
 export class PamRuleRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** Every rule of these organizations the transaction can see, in evaluation order per organization. */
   listOf(orgIds: readonly string[]): Promise<PamRuleRow[]> {

@@ -16,7 +16,7 @@ import type {
 import { PamRuleRepository, type PamRuleRow, type PamRuleWrite } from './pam-rule.repository';
 import { toRuleDto, toRuleWrite } from './pam-rule-row.util';
 import { mergeRuleWrite, newRuleWrite, ruleShapeError, type RuleInput } from './rule-write.util';
-import { PamRuleListCache } from './rule-list-cache.service';
+import { PamRuleListCacheService } from './rule-list-cache.service';
 import { RulesVersionRepository } from './rules-version.repository';
 
 /**
@@ -33,7 +33,7 @@ export class PamRuleService {
     private readonly signerGroups: SignerGroupRepository,
     private readonly versions: RulesVersionRepository,
     private readonly audit: AuditService,
-    private readonly lists: PamRuleListCache,
+    private readonly lists: PamRuleListCacheService,
   ) {}
 
   async list(principal: Principal, q: ListPamRulesQueryDto): Promise<PamRuleListDto> {

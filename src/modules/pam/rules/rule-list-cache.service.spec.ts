@@ -1,4 +1,4 @@
-import { PamRuleListCache, RULE_LIST_CACHE_SIZE } from './rule-list-cache.service';
+import { PamRuleListCacheService, RULE_LIST_CACHE_SIZE } from './rule-list-cache.service';
 import { pamRuleRow } from '../../../../test/factories/pam-rule-row.factory';
 
 const row = (orgId: string, name: string) => pamRuleRow({ org_id: orgId, name, match_signer: 'Acme' });
@@ -21,10 +21,10 @@ function world() {
       return state.rows.filter((r) => ids.includes(r.org_id));
     }),
   };
-  return { state, cache: new PamRuleListCache(versions as never, rules as never) };
+  return { state, cache: new PamRuleListCacheService(versions as never, rules as never) };
 }
 
-describe('PamRuleListCache', () => {
+describe('PamRuleListCacheService', () => {
   it('reads the rules of an organization once per rules version', async () => {
     const { state, cache } = world();
     expect((await cache.rulesOf([ORG_A])).map((r) => r.name)).toEqual(['1']);

@@ -18,13 +18,13 @@ interface Entry {
  * rules version (the counter every rule write bumps in its own transaction), so a console
  * listing an unchanged organization reads one version row instead of every rule.
  *
- * Versions are read before rules, as in PamRuleSetCache: a list is never filed under a version
+ * Versions are read before rules, as in PamRuleSetCacheService: a list is never filed under a version
  * newer than the rows it was built from; a write landing in between only costs a rebuild.
  * Runs in the caller's transaction, so row-level security decides what is read.
  * Cached rule objects are frozen and shared between requests.
  */
 @Injectable()
-export class PamRuleListCache {
+export class PamRuleListCacheService {
   private readonly entries = new LRUCache<string, Entry>({ max: RULE_LIST_CACHE_SIZE });
 
   constructor(

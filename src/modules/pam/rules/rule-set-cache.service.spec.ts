@@ -1,5 +1,5 @@
 import { evaluate, PamRuleCompileError } from './engine/rule-engine';
-import { PamRuleSetCache, RULE_SET_CACHE_SIZE } from './rule-set-cache.service';
+import { PamRuleSetCacheService, RULE_SET_CACHE_SIZE } from './rule-set-cache.service';
 import { pamRuleRow as row, RULE_ORG_ID } from '../../../../test/factories/pam-rule-row.factory';
 
 const ORG = RULE_ORG_ID;
@@ -21,13 +21,13 @@ function world() {
       return { rules: state.rules, groups: state.groups };
     }),
   };
-  const cache = new PamRuleSetCache(versions as never, rules as never);
+  const cache = new PamRuleSetCacheService(versions as never, rules as never);
   return { state, cache };
 }
 
 const observation = (signer: string) => ({ flowType: 'uac_intercept' as const, signer, at: new Date() });
 
-describe('PamRuleSetCache', () => {
+describe('PamRuleSetCacheService', () => {
   it('compiles the organization rules once per version', async () => {
     const { state, cache } = world();
     const first = await cache.get(ORG);

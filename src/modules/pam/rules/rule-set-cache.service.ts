@@ -28,7 +28,7 @@ interface Entry {
  * pending (spec P1.3).
  */
 @Injectable()
-export class PamRuleSetCache {
+export class PamRuleSetCacheService {
   private readonly entries = new LRUCache<string, Entry>({ max: RULE_SET_CACHE_SIZE });
 
   constructor(

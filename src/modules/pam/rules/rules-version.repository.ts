@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../../infra/database/db.service';
+import { DbService, prepared } from '../../../infra/database/db.service';
 
 const VERSIONS_OF = prepared(
   'pam_rules_versions_of',
@@ -15,7 +15,7 @@ const CURRENT_VERSION = prepared('pam_rules_version', `SELECT version::text AS v
  */
 @Injectable()
 export class RulesVersionRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** '0' when the organization never had a rule write. bigint travels as a string. */
   async current(orgId: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { findTierDrift } from './engine/risk-tier.registry';
 import { ErrorReporter } from '../../../infra/observability/error-reporter.service';
 import { PamRuleRepository } from './pam-rule.repository';
@@ -34,7 +34,7 @@ export class PamTierDriftJob implements OnApplicationBootstrap {
   private readonly logger = new Logger('PamTierDrift');
 
   constructor(
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly rules: PamRuleRepository,
     private readonly reporter: ErrorReporter,
   ) {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 export interface SignerGroupRow {
   id: string;
@@ -14,7 +14,7 @@ export interface SignerGroupRow {
 
 @Injectable()
 export class SignerGroupRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   list(orgId: string | null): Promise<SignerGroupRow[]> {
     return this.db.rows<SignerGroupRow>(

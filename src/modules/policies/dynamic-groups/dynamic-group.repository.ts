@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { CustomFieldType } from '../../content/custom-fields/custom-field-value.util';
 
 export interface DynamicGroupRow {
@@ -19,7 +19,7 @@ const SELECT = `SELECT g.id, g.org_id, g.site_id, g.name, g.filter, g.created_at
 
 @Injectable()
 export class DynamicGroupRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** `siteIds` null: every group; otherwise only groups bound to one of those sites. */
   list(orgId: string | undefined, siteIds: readonly string[] | null): Promise<DynamicGroupRow[]> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, prepared } from '../../../infra/database/db.service';
+import { DbService, prepared } from '../../../infra/database/db.service';
 import type { TargetType } from '../policy.dto';
 import type { AppliedPolicy } from './policy-resolution.util';
 
@@ -45,7 +45,7 @@ export function toAppliedPolicy<S>(r: AppliedPolicyRow): AppliedPolicy<S> {
 
 @Injectable()
 export class PolicyResolutionRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** The device's assignments of policies carrying `feature`; the caller orders them (closestFirst). */
   async applied<S>(target: PolicyTarget, feature: string): Promise<AppliedPolicy<S>[]> {

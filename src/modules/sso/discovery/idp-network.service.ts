@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { DomainVerifier } from '../../../infra/net/domain-verifier.service';
-import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
-import { parseDnsServers, SystemResolver } from '../../../infra/net/system-resolver.service';
+import { DomainVerifierService } from '../../../infra/net/domain-verifier.service';
+import { SafeFetchService } from '../../../infra/net/safe-fetch.service';
+import { parseDnsServers, SystemResolverService } from '../../../infra/net/system-resolver.service';
 
 /** Per-call budget of a DNS query and of one outbound HTTP exchange with an IdP. */
 export const DNS_TIMEOUT_MS = 5000;
@@ -16,21 +16,21 @@ export const IDP_MAX_RESPONSE_BYTES = 512 * 1024;
  * exercise the production path by pointing DNS_SERVERS at a loopback DNS server.
  */
 @Injectable()
-export class IdpNetwork implements OnModuleDestroy {
-  readonly resolver: SystemResolver;
-  readonly http: SafeHttpClient;
-  readonly domainVerifier: DomainVerifier;
+export class IdpNetworkService implements OnModuleDestroy {
+  readonly resolver: SystemResolverService;
+  readonly http: SafeFetchService;
+  readonly domainVerifier: DomainVerifierService;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     // parseDnsServers throws on a malformed entry, so a bad DNS_SERVERS stops the boot.
-    this.resolver = new SystemResolver({ servers: parseDnsServers(config.dnsServers.join(',')), timeoutMs: DNS_TIMEOUT_MS });
-    this.http = new SafeHttpClient({
+    this.resolver = new SystemResolverService({ servers: parseDnsServers(config.dnsServers.join(',')), timeoutMs: DNS_TIMEOUT_MS });
+    this.http = new SafeFetchService({
       resolver: this.resolver,
       allowInsecureLoopback: config.ssoAllowInsecureLoopbackIdp && !config.isProduction,
       timeoutMs: IDP_HTTP_TIMEOUT_MS,
       maxBytes: IDP_MAX_RESPONSE_BYTES,
     });
-    this.domainVerifier = new DomainVerifier({ resolver: this.resolver, timeoutMs: DNS_TIMEOUT_MS });
+    this.domainVerifier = new DomainVerifierService({ resolver: this.resolver, timeoutMs: DNS_TIMEOUT_MS });
   }
 
   onModuleDestroy(): void {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DiscoveryError, OidcEndpointName, SafeFetchError } from '../../../infra/net/net.errors';
-import { DiscoveredOidcEndpoints, discoverOidc } from '../../../infra/net/oidc-discovery.service';
-import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
+import { DiscoveredOidcEndpoints, discoverOidc } from '../../../infra/net/oidc-discovery.util';
+import { SafeFetchService } from '../../../infra/net/safe-fetch.service';
 import { EndpointField } from '../providers/provider-config.util';
-import { IdpNetwork } from './idp-network.service';
+import { IdpNetworkService } from './idp-network.service';
 
 const DOCUMENT_FIELD: Record<EndpointField, OidcEndpointName> = {
   authorizationUrl: 'authorization_endpoint',
@@ -21,10 +21,10 @@ export type OidcEndpoints = Pick<DiscoveredOidcEndpoints, 'authorizationUrl' | '
  */
 @Injectable()
 export class ProviderDiscoveryService {
-  constructor(private readonly network: IdpNetwork) {}
+  constructor(private readonly network: IdpNetworkService) {}
 
   /** The safe client, for the sign-in flow's token, UserInfo and JWKS requests. */
-  get http(): SafeHttpClient {
+  get http(): SafeFetchService {
     return this.network.http;
   }
 

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Raw, type FindOptionsWhere, type QueryDeepPartialEntity, type Repository } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { SsoDomainEntity } from './sso-domain.entity';
 
-/** The only writer of sso_verified_domains, through the request's (or job's) transaction (Db.repo). */
+/** The only writer of sso_verified_domains, through the request's (or job's) transaction (DbService.repo). */
 @Injectable()
 export class SsoDomainRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<SsoDomainEntity>> {
     return this.db.repo(SsoDomainEntity);

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../../../common/errors/app.exception';
 import { Principal, scopeOf } from '../../../common/principal';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditEntry, AuditService } from '../../audit/audit.service';
 import { refuse, RefusalService } from '../../audit/refusal.service';
-import { IdpNetwork } from '../discovery/idp-network.service';
+import { IdpNetworkService } from '../discovery/idp-network.service';
 import { normaliseDomain } from '../../../infra/net/domain.util';
 import { SsoErrors } from '../sso.errors';
 import type { ClaimSsoDomainDto, ListSsoDomainsQueryDto, SsoDomainDto, SsoDomainListDto, SsoDomainResponseDto } from './sso-domain.dto';
@@ -30,9 +30,9 @@ export class SsoDomainService {
 
   constructor(
     private readonly repo: SsoDomainRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
-    private readonly network: IdpNetwork,
+    private readonly network: IdpNetworkService,
     private readonly refusals: RefusalService,
   ) {}
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 /** Verified-domain lookups of discovery by email. Runs in a named system context. */
 @Injectable()
 export class EmailDiscoveryRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** Up to two organizations that verified the domain by DNS: two means a collision. */
   async verifiedClaimants(domain: string): Promise<string[]> {

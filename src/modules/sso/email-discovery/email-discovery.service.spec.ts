@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import type { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { LoginProviderRow, SsoLoginRepository } from '../login/sso-login.repository';
 import type { EmailDiscoveryRepository } from './email-discovery.repository';
 import { EmailDiscoveryService } from './email-discovery.service';
@@ -41,7 +41,7 @@ function service(claimants: () => Promise<string[]>, oldest: LoginProviderRow | 
   const lookups: string[] = [];
   const repo = { verifiedClaimants: (domain: string) => (lookups.push(domain), claimants()) } as unknown as EmailDiscoveryRepository;
   const providers = { oldestActiveProvider: async () => oldest } as unknown as SsoLoginRepository;
-  const tx = { withSystemContext: (_reason: string, fn: () => Promise<unknown>) => fn() } as unknown as TenantTransaction;
+  const tx = { withSystemContext: (_reason: string, fn: () => Promise<unknown>) => fn() } as unknown as TenantTransactionService;
   return { svc: new EmailDiscoveryService(repo, providers, tx), lookups };
 }
 

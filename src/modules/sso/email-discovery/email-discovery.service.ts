@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { canStartOidcLogin } from '../login/login-provider.util';
 import { SsoLoginRepository } from '../login/sso-login.repository';
 import { domainOf } from '../../../infra/net/domain.util';
@@ -22,7 +22,7 @@ export class EmailDiscoveryService {
   constructor(
     private readonly repo: EmailDiscoveryRepository,
     private readonly providers: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   async discover(email: string): Promise<SsoDiscoveryResultDto> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../audit/audit.service';
 import type { VerifiedSignIn } from '../login/account-resolver.service';
-import { IdentityWriter } from '../login/identity-writer.service';
+import { IdentityWriterService } from '../login/identity-writer.service';
 import { ownerOf } from '../login/login-provider.util';
 import { LinkRejection } from '../login/sso-login.errors';
 import { SsoLoginRepository } from '../login/sso-login.repository';
@@ -18,10 +18,10 @@ function refuse(code: LinkRejection['code'], reason: string): never {
  * back and audits.
  */
 @Injectable()
-export class IdentityLinker {
+export class IdentityLinkerService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly identities: IdentityWriter,
+    private readonly identities: IdentityWriterService,
     private readonly audit: AuditService,
   ) {}
 

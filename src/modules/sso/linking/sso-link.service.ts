@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Principal, scopeOf } from '../../../common/principal';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
-import { OidcLoginStarter } from '../login/oidc-login-starter.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
+import { OidcLoginStarterService } from '../login/oidc-login-starter.service';
 import { SsoLoginErrors } from '../login/sso-login.errors';
 import { ProviderOwner, SsoLoginRepository } from '../login/sso-login.repository';
 import type { StartedSignIn } from '../sign-in/sign-in-response.util';
@@ -18,8 +18,8 @@ export const LINK_RETURN_PATH = '/settings/profile';
 export class SsoLinkService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
-    private readonly starter: OidcLoginStarter,
+    private readonly tx: TenantTransactionService,
+    private readonly starter: OidcLoginStarterService,
   ) {}
 
   /** Runs in the request's transaction, under the caller's row-level security. */

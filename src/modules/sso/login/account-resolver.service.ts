@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { hasPermission } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { AppliedRole, GroupRoleApplier } from '../../scim/group-role.applier';
-import { IdentityWriter } from './identity-writer.service';
+import { IdentityWriterService } from './identity-writer.service';
 import { ownerOf } from './login-provider.util';
 import type { MappedIdentity } from './oidc-claims.util';
 import { LoginRejection } from './sso-login.errors';
@@ -51,10 +51,10 @@ function refuse(code: LoginRejection['code'], reason: string): never {
  * LoginRejection; the pipeline rolls the transaction back and audits it.
  */
 @Injectable()
-export class AccountResolver {
+export class AccountResolverService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly identities: IdentityWriter,
+    private readonly identities: IdentityWriterService,
     private readonly audit: AuditService,
     private readonly groupRoles: GroupRoleApplier,
     private readonly accounts: AccountProvisioningService,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '../../../infra/crypto/secret-box.service';
+import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
 import type { IdpTokens } from './account-resolver.service';
 import { SsoLoginRepository } from './sso-login.repository';
 
-/** SecretBox contexts of an identity's IdP tokens: they only open for the same provider and subject. */
+/** SecretBoxService contexts of an identity's IdP tokens: they only open for the same provider and subject. */
 export const identityTokenContext = (column: 'access_token' | 'refresh_token', providerId: string, externalId: string) =>
   `user_sso_identities.${column}:${providerId}:${externalId}`;
 
@@ -12,10 +12,10 @@ export const identityTokenContext = (column: 'access_token' | 'refresh_token', p
  * Runs inside the caller's transaction.
  */
 @Injectable()
-export class IdentityWriter {
+export class IdentityWriterService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly box: SecretBox,
+    private readonly box: SecretBoxService,
   ) {}
 
   /** Null when the subject is already linked to another user; nothing is written then. */

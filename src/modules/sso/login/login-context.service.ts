@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { LoginBrandingSource } from './login-branding.source';
 import type { LoginContextDto } from './sso-login.dto';
 import { SsoLoginRepository } from './sso-login.repository';
@@ -16,7 +16,7 @@ const EMPTY: LoginContextDto = Object.freeze({ branding: null, partnerSso: null 
 export class LoginContextService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly branding: LoginBrandingSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

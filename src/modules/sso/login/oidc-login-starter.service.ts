@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { SecretBox, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { SecretBoxService, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { callerVisible } from '../../../infra/net/net.errors';
 import { clientSecretContext } from '../providers/sso-provider.types';
 import { oidcClientConfig, ownerOf } from './login-provider.util';
-import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
-import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
+import { OidcProviderMetadataService } from './oidc-provider-metadata.service';
+import { OidcClientConfig, OidcProtocolError, OidcRelyingPartyService } from './oidc-relying-party.service';
 import { SsoLoginErrors } from './sso-login.errors';
 import type { LoginProviderRow } from './sso-login.repository';
 import { LoginSessionService } from '../sign-in/login-session.service';
@@ -26,15 +26,15 @@ export interface AttemptPurpose {
  * records the login session bound to the provider's generation, and signs the state.
  */
 @Injectable()
-export class OidcLoginStarter {
-  private readonly logger = new Logger(OidcLoginStarter.name);
+export class OidcLoginStarterService {
+  private readonly logger = new Logger(OidcLoginStarterService.name);
 
   constructor(
-    private readonly rp: OidcRelyingParty,
+    private readonly rp: OidcRelyingPartyService,
     private readonly loginSessions: LoginSessionService,
-    private readonly tx: TenantTransaction,
-    private readonly box: SecretBox,
-    private readonly metadata: OidcProviderMetadataCache,
+    private readonly tx: TenantTransactionService,
+    private readonly box: SecretBoxService,
+    private readonly metadata: OidcProviderMetadataService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { SafeFetchError } from '../../../infra/net/net.errors';
-import type { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
-import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
+import type { SafeFetchService } from '../../../infra/net/safe-fetch.service';
+import { OidcProviderMetadataService } from './oidc-provider-metadata.service';
 
-describe('OidcProviderMetadataCache', () => {
+describe('OidcProviderMetadataService', () => {
   const ISSUER = 'https://idp.example.com';
   beforeAll(() => jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined));
   afterEach(() => jest.useRealTimers());
@@ -14,7 +14,7 @@ describe('OidcProviderMetadataCache', () => {
       if (!next) throw new Error('unexpected fetch');
       return next();
     });
-    return { metadata: new OidcProviderMetadataCache({ fetchJson } as unknown as SafeHttpClient), fetchJson };
+    return { metadata: new OidcProviderMetadataService({ fetchJson } as unknown as SafeFetchService), fetchJson };
   }
   const unavailable = () => {
     throw new SafeFetchError('timeout', 'no answer');

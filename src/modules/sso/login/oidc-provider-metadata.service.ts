@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { SafeFetchError } from '../../../infra/net/net.errors';
-import { MAX_OIDC_URL_LENGTH } from '../../../infra/net/oidc-discovery.service';
-import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
+import { MAX_OIDC_URL_LENGTH } from '../../../infra/net/oidc-discovery.util';
+import { SafeFetchService } from '../../../infra/net/safe-fetch.service';
 import { OIDC_HTTP } from './oidc-relying-party.service';
 
 /** What the sign-in and sign-out flows read from an identity provider's discovery document. */
@@ -31,11 +31,11 @@ interface Cached {
  * feature (no `iss` required, no end-session endpoint), which is what a provider without discovery gets too.
  */
 @Injectable()
-export class OidcProviderMetadataCache {
-  private readonly logger = new Logger(OidcProviderMetadataCache.name);
+export class OidcProviderMetadataService {
+  private readonly logger = new Logger(OidcProviderMetadataService.name);
   private readonly cache = new LRUCache<string, Cached>({ max: 1000 });
 
-  constructor(@Inject(OIDC_HTTP) private readonly http: SafeHttpClient) {}
+  constructor(@Inject(OIDC_HTTP) private readonly http: SafeFetchService) {}
 
   async of(issuer: string): Promise<OidcProviderMetadata> {
     const cached = this.cache.get(issuer);

@@ -1,13 +1,13 @@
-import { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
+import { SafeFetchService } from '../../../infra/net/safe-fetch.service';
 import { RogueMode, RogueOidcIdp, startRogueOidcIdp } from '../../../../test/support/idp/rogue-oidc-idp';
-import { OidcClientConfig, OidcProtocolError, OidcRelyingParty } from './oidc-relying-party.service';
+import { OidcClientConfig, OidcProtocolError, OidcRelyingPartyService } from './oidc-relying-party.service';
 
 const REDIRECT_URI = 'http://localhost:3000/api/v1/sso/callback';
 
-describe('OidcRelyingParty against a misbehaving IdP', () => {
+describe('OidcRelyingPartyService against a misbehaving IdP', () => {
   let idp: RogueOidcIdp;
   let config: OidcClientConfig;
-  const http = new SafeHttpClient({
+  const http = new SafeFetchService({
     resolver: { resolve: async () => [{ address: '127.0.0.1', family: 4 }] },
     allowInsecureLoopback: true,
     timeoutMs: 1000,
@@ -29,7 +29,7 @@ describe('OidcRelyingParty against a misbehaving IdP', () => {
   afterAll(() => idp.stop());
 
   /** Runs the authorization step at the IdP (it answers with a code at once) and the RP's completion. */
-  async function login(rp: OidcRelyingParty) {
+  async function login(rp: OidcRelyingPartyService) {
     const attempt = rp.newAttempt();
     const authorize = await fetch(rp.authorizationUrl(config, attempt, REDIRECT_URI), { redirect: 'manual' });
     const back = new URL(authorize.headers.get('location')!);
@@ -41,7 +41,7 @@ describe('OidcRelyingParty against a misbehaving IdP', () => {
   async function failureOf(mode: RogueMode): Promise<string> {
     idp.setMode(mode, { delayMs: 1500 });
     try {
-      await login(new OidcRelyingParty(http));
+      await login(new OidcRelyingPartyService(http));
     } catch (error) {
       if (error instanceof OidcProtocolError) return error.reason;
       throw error;
@@ -53,10 +53,10 @@ describe('OidcRelyingParty against a misbehaving IdP', () => {
 
   it('completes a well-behaved login: S256 challenge, verifier and nonce sent, claims verified', async () => {
     idp.setClaims({ sub: 'eve', email: 'eve@corp.example', amr: ['pwd', 'mfa'] });
-    const rp = new OidcRelyingParty(http);
+    const rp = new OidcRelyingPartyService(http);
     const { attempt, result } = await login(rp);
     const authorize = idp.authorizeRequests.at(-1)!.params;
-    expect(authorize).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', code_challenge: OidcRelyingParty.codeChallenge(attempt.codeVerifier), nonce: attempt.nonce, scope: 'openid profile email' });
+    expect(authorize).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', code_challenge: OidcRelyingPartyService.codeChallenge(attempt.codeVerifier), nonce: attempt.nonce, scope: 'openid profile email' });
     const token = idp.tokenRequests.at(-1)!;
     expect(token).toMatchObject({ clientAuth: 'client_secret_basic', codeVerifier: attempt.codeVerifier, pkceValid: true, redirectUri: REDIRECT_URI });
     expect(result.sub).toBe('eve');
@@ -83,7 +83,7 @@ describe('OidcRelyingParty against a misbehaving IdP', () => {
   });
 
   it('refuses a wrong client secret with the OAuth error code only', async () => {
-    const rp = new OidcRelyingParty(http);
+    const rp = new OidcRelyingPartyService(http);
     const attempt = rp.newAttempt();
     const authorize = await fetch(rp.authorizationUrl(config, attempt, REDIRECT_URI), { redirect: 'manual' });
     const code = new URL(authorize.headers.get('location')!).searchParams.get('code')!;
@@ -93,13 +93,13 @@ describe('OidcRelyingParty against a misbehaving IdP', () => {
   });
 
   it('refuses endpoints that are not https outside loopback development mode', async () => {
-    const strict = new OidcRelyingParty(new SafeHttpClient({ resolver: { resolve: async () => [{ address: '127.0.0.1', family: 4 }] } }));
+    const strict = new OidcRelyingPartyService(new SafeFetchService({ resolver: { resolve: async () => [{ address: '127.0.0.1', family: 4 }] } }));
     await expect(strict.assertEndpointsSafe(config)).rejects.toMatchObject({ reason: 'authorization_endpoint_insecure_scheme' });
-    await expect(new OidcRelyingParty(http).assertEndpointsSafe(config)).resolves.toBeUndefined();
+    await expect(new OidcRelyingPartyService(http).assertEndpointsSafe(config)).resolves.toBeUndefined();
   });
 
   it('adds openid to the scopes when the provider left it out, and keeps the endpoint query', () => {
-    const rp = new OidcRelyingParty(http);
+    const rp = new OidcRelyingPartyService(http);
     const url = new URL(rp.authorizationUrl({ ...config, authorizationUrl: `${idp.authorizationEndpoint}?tenant=x`, scopes: 'email' }, rp.newAttempt(), REDIRECT_URI));
     expect(url.searchParams.get('scope')).toBe('openid email');
     expect(url.searchParams.get('tenant')).toBe('x');

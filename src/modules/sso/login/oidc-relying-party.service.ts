@@ -4,7 +4,7 @@ import { createLocalJWKSet, errors as joseErrors, JSONWebKeySet, jwtVerify, JWTV
 import { LRUCache } from 'lru-cache';
 import { randomToken } from '../../../infra/crypto/secret-box.service';
 import { SafeFetchError } from '../../../infra/net/net.errors';
-import { SafeHttpClient, SafeResponse } from '../../../infra/net/safe-fetch.service';
+import { SafeFetchService, SafeResponse } from '../../../infra/net/safe-fetch.service';
 
 export const OIDC_HTTP = Symbol('OIDC_HTTP');
 
@@ -84,11 +84,11 @@ interface CachedJwks {
  * passport-openidconnect.
  */
 @Injectable()
-export class OidcRelyingParty {
+export class OidcRelyingPartyService {
   /** Key sets of the providers signed in with lately; one not used among the last 1,000 is fetched again. */
   private readonly jwks = new LRUCache<string, CachedJwks>({ max: 1000 });
 
-  constructor(@Inject(OIDC_HTTP) private readonly http: SafeHttpClient) {}
+  constructor(@Inject(OIDC_HTTP) private readonly http: SafeFetchService) {}
 
   newAttempt(): OidcAttempt {
     return { state: randomToken(32), nonce: randomToken(32), codeVerifier: randomToken(48) };
@@ -109,7 +109,7 @@ export class OidcRelyingParty {
       scope: scopes.join(' '),
       state: attempt.state,
       nonce: attempt.nonce,
-      code_challenge: OidcRelyingParty.codeChallenge(attempt.codeVerifier),
+      code_challenge: OidcRelyingPartyService.codeChallenge(attempt.codeVerifier),
       code_challenge_method: 'S256',
     };
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { VerifiedSignIn } from './account-resolver.service';
 import { amrIncludesMfa, domainAllowed, mapIdentity, profileClaims, sourcedEmailVerification } from './oidc-claims.util';
-import { OidcClientConfig, OidcProtocolError, OidcRelyingParty, VerifiedOidcLogin } from './oidc-relying-party.service';
-import { OidcLoginStarter } from './oidc-login-starter.service';
+import { OidcClientConfig, OidcProtocolError, OidcRelyingPartyService, VerifiedOidcLogin } from './oidc-relying-party.service';
+import { OidcLoginStarterService } from './oidc-login-starter.service';
 import { LoginRejection } from './sso-login.errors';
 import { LoginProviderRow, LoginSessionRow } from './sso-login.repository';
 import { SsoSignOutService } from './sso-sign-out.service';
@@ -32,8 +32,8 @@ type OidcOpened = { client: OidcClientConfig; code: string };
 export class SsoCallbackService implements SignInProtocol<CallbackQuery, OidcOpened, VerifiedOidcLogin> {
   constructor(
     private readonly pipeline: SignInPipelineService,
-    private readonly rp: OidcRelyingParty,
-    private readonly starter: OidcLoginStarter,
+    private readonly rp: OidcRelyingPartyService,
+    private readonly starter: OidcLoginStarterService,
     private readonly signOut: SsoSignOutService,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { randomToken, SecretBox, tokenHash } from '../../../infra/crypto/secret-box.service';
+import { randomToken, SecretBoxService, tokenHash } from '../../../infra/crypto/secret-box.service';
 import { refuse, RefusalService } from '../../audit/refusal.service';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../auth/token.service';
 import type { TokenPairDto } from '../../auth/dto/auth.dto';
@@ -20,7 +20,7 @@ const tokensContext = (codeHash: string) => `sso_exchange_codes.tokens:${codeHas
 export class SsoExchangeService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly box: SecretBox,
+    private readonly box: SecretBoxService,
     private readonly refusals: RefusalService,
   ) {}
 

@@ -38,7 +38,7 @@ export class LoginRejection extends Error {
   }
 }
 
-/** A refused self-service link, thrown by IdentityLinker inside the pipeline's transaction. */
+/** A refused self-service link, thrown by IdentityLinkerService inside the pipeline's transaction. */
 export class LinkRejection extends Error {
   constructor(
     readonly code: LinkErrorCode,

@@ -4,22 +4,22 @@ import { AuthModule } from '../../auth/auth.module';
 import { BrandingModule } from '../../branding/branding.module';
 import { BrandingService } from '../../branding/branding.service';
 import { ScimModule } from '../../scim/scim.module';
-import { IdpNetwork } from '../discovery/idp-network.service';
+import { IdpNetworkService } from '../discovery/idp-network.service';
 import { EmailDiscoveryController } from '../email-discovery/email-discovery.controller';
 import { EmailDiscoveryRepository } from '../email-discovery/email-discovery.repository';
 import { EmailDiscoveryService } from '../email-discovery/email-discovery.service';
-import { IdentityLinker } from '../linking/identity-linker.service';
+import { IdentityLinkerService } from '../linking/identity-linker.service';
 import { SsoLinkController } from '../linking/sso-link.controller';
 import { SsoLinkService } from '../linking/sso-link.service';
 import { SsoProvidersModule } from '../providers/sso-providers.module';
-import { AccountResolver } from './account-resolver.service';
-import { IdentityWriter } from './identity-writer.service';
+import { AccountResolverService } from './account-resolver.service';
+import { IdentityWriterService } from './identity-writer.service';
 import { LoginBrandingSource } from './login-branding.source';
 import { LoginContextController } from './login-context.controller';
 import { LoginContextService } from './login-context.service';
-import { OIDC_HTTP, OidcRelyingParty } from './oidc-relying-party.service';
-import { OidcLoginStarter } from './oidc-login-starter.service';
-import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
+import { OIDC_HTTP, OidcRelyingPartyService } from './oidc-relying-party.service';
+import { OidcLoginStarterService } from './oidc-login-starter.service';
+import { OidcProviderMetadataService } from './oidc-provider-metadata.service';
 import { SsoCallbackService } from './sso-callback.service';
 import { SsoExchangeService } from './sso-exchange.service';
 import { SsoLoginController } from './sso-login.controller';
@@ -40,20 +40,20 @@ import { LoginSessionService } from '../sign-in/login-session.service';
   imports: [AuthModule, UserAccountsModule, SsoProvidersModule, BrandingModule, ScimModule],
   controllers: [SsoLoginController, SsoLogoutController, LoginContextController, EmailDiscoveryController, SsoLinkController],
   providers: [
-    { provide: OIDC_HTTP, useFactory: (network: IdpNetwork) => network.http, inject: [IdpNetwork] },
+    { provide: OIDC_HTTP, useFactory: (network: IdpNetworkService) => network.http, inject: [IdpNetworkService] },
     {
       provide: LoginBrandingSource,
       useFactory: (branding: BrandingService): LoginBrandingSource => ({ forPartner: (partnerId) => branding.loginBrandingFor(partnerId) }),
       inject: [BrandingService],
     },
-    OidcRelyingParty,
+    OidcRelyingPartyService,
     SsoLoginRepository,
-    OidcLoginStarter,
-    OidcProviderMetadataCache,
+    OidcLoginStarterService,
+    OidcProviderMetadataService,
     SsoLoginService,
     SsoCallbackService,
-    AccountResolver,
-    IdentityWriter,
+    AccountResolverService,
+    IdentityWriterService,
     SignInPipelineService,
     LoginSessionService,
     SsoExchangeService,
@@ -61,7 +61,7 @@ import { LoginSessionService } from '../sign-in/login-session.service';
     EmailDiscoveryRepository,
     EmailDiscoveryService,
     SsoLinkService,
-    IdentityLinker,
+    IdentityLinkerService,
     SsoSignOutRepository,
     SsoSignOutService,
   ],

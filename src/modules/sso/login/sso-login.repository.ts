@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { AttributeMapping, SsoProviderStatus, SsoProviderType } from '../providers/sso-provider.types';
 
 /** The provider columns the sign-in flows read. */
@@ -173,7 +173,7 @@ const SESSION_COLUMNS = 'id, org_id, partner_id, provider_id, state, nonce, code
  */
 @Injectable()
 export class SsoLoginRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** Spec 1.1.3 and 1.6.3: the oldest active provider by creation time, ties by id, of an active tenant. */
   oldestActiveProvider(owner: ProviderOwner): Promise<LoginProviderRow | null> {

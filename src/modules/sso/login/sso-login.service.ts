@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { loginPathFor } from '../providers/sso-provider.types';
 import type { StartedSignIn } from '../sign-in/sign-in-response.util';
-import { OidcLoginStarter } from './oidc-login-starter.service';
+import { OidcLoginStarterService } from './oidc-login-starter.service';
 import { safeRedirectPath } from './redirect-path.util';
 import { SsoLoginErrors } from './sso-login.errors';
 import { ProviderOwner, SsoLoginRepository } from './sso-login.repository';
@@ -12,8 +12,8 @@ import { ProviderOwner, SsoLoginRepository } from './sso-login.repository';
 export class SsoLoginService {
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
-    private readonly starter: OidcLoginStarter,
+    private readonly tx: TenantTransactionService,
+    private readonly starter: OidcLoginStarterService,
   ) {}
 
   get secureCookies(): boolean {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 export interface SessionLinkRow {
   session_id: string;
@@ -22,7 +22,7 @@ export interface NewSessionLink {
   subject: string;
   idpSessionId: string | null;
   nameIdFormat: string | null;
-  /** Sealed with SecretBox; OIDC only. */
+  /** Sealed with SecretBoxService; OIDC only. */
   idTokenSealed: string | null;
 }
 
@@ -42,7 +42,7 @@ const LINK_COLUMNS = 'session_id, org_id, partner_id, provider_id, protocol, sub
  */
 @Injectable()
 export class SsoSignOutRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async insertLink(l: NewSessionLink): Promise<void> {
     await this.db.exec(

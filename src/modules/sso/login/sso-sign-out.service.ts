@@ -1,17 +1,17 @@
 import { SessionService } from '../../auth/session.service';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { SecretBox, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { SecretBoxService, SecretDecryptionError } from '../../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
-import { PrincipalResolver } from '../../auth/principal-resolver.service';
+import { PrincipalResolverService } from '../../auth/principal-resolver.service';
 import { SafeFetchError } from '../../../infra/net/net.errors';
-import type { SafeHttpClient } from '../../../infra/net/safe-fetch.service';
+import type { SafeFetchService } from '../../../infra/net/safe-fetch.service';
 import { ownerOf } from './login-provider.util';
-import { OidcLoginStarter } from './oidc-login-starter.service';
-import { OidcProviderMetadataCache } from './oidc-provider-metadata.service';
-import { OIDC_HTTP, OidcProtocolError, OidcRelyingParty, VerifiedOidcLogin } from './oidc-relying-party.service';
+import { OidcLoginStarterService } from './oidc-login-starter.service';
+import { OidcProviderMetadataService } from './oidc-provider-metadata.service';
+import { OIDC_HTTP, OidcProtocolError, OidcRelyingPartyService, VerifiedOidcLogin } from './oidc-relying-party.service';
 import { safeRedirectPath } from './redirect-path.util';
 import { SsoLoginErrors } from './sso-login.errors';
 import { LoginProviderRow, SsoLoginRepository } from './sso-login.repository';
@@ -22,7 +22,7 @@ export const POST_LOGOUT_PATH = '/api/v1/sso/logout/callback';
 /** Longest logout token read (a signed JWT; real ones are well under 2 KB). */
 export const MAX_LOGOUT_TOKEN_LENGTH = 16_384;
 
-/** SecretBox context of the ID token kept for a session's `id_token_hint`. */
+/** SecretBoxService context of the ID token kept for a session's `id_token_hint`. */
 const idTokenContext = (sessionId: string) => `sso_session_links.id_token:${sessionId}`;
 
 /** A session an SSO sign-in just opened, in its final transaction (its exchange code not yet handed out). */
@@ -61,15 +61,15 @@ export class SsoSignOutService {
   constructor(
     private readonly repo: SsoSignOutRepository,
     private readonly loginRepo: SsoLoginRepository,
-    private readonly tx: TenantTransaction,
-    private readonly box: SecretBox,
-    private readonly rp: OidcRelyingParty,
-    private readonly starter: OidcLoginStarter,
-    private readonly metadata: OidcProviderMetadataCache,
-    private readonly principals: PrincipalResolver,
+    private readonly tx: TenantTransactionService,
+    private readonly box: SecretBoxService,
+    private readonly rp: OidcRelyingPartyService,
+    private readonly starter: OidcLoginStarterService,
+    private readonly metadata: OidcProviderMetadataService,
+    private readonly principals: PrincipalResolverService,
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
-    @Inject(OIDC_HTTP) private readonly http: SafeHttpClient,
+    @Inject(OIDC_HTTP) private readonly http: SafeFetchService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -188,7 +188,7 @@ export class SsoSignOutService {
   }
 
   /**
-   * OpenID Connect Back-Channel Logout 1.0: the logout token verified (OidcRelyingParty), its jti
+   * OpenID Connect Back-Channel Logout 1.0: the logout token verified (OidcRelyingPartyService), its jti
    * recorded (a replay is refused), then every live session it names at this provider ends. A
    * token that names no live session is accepted (the spec's answer to "already signed out").
    * Refusals are 400 `invalid_logout_token`, audited with the precise reason.

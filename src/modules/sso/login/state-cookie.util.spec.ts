@@ -1,8 +1,8 @@
-import { randomToken, SecretBox } from '../../../infra/crypto/secret-box.service';
+import { randomToken, SecretBoxService } from '../../../infra/crypto/secret-box.service';
 import { CALLBACK_PATH, stateCookieOptions, stateCookieValue, stateMatchesCookie } from './state-cookie.util';
 
-const box = new SecretBox({ encryptionKey: 'k'.repeat(40), previousEncryptionKeys: [] });
-const otherKey = new SecretBox({ encryptionKey: 'z'.repeat(40), previousEncryptionKeys: [] });
+const box = new SecretBoxService({ encryptionKey: 'k'.repeat(40), previousEncryptionKeys: [] });
+const otherKey = new SecretBoxService({ encryptionKey: 'z'.repeat(40), previousEncryptionKeys: [] });
 
 describe('svc_sso_state cookie', () => {
   const state = randomToken(32);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { SsoCheckDto } from './sso-provider.dto';
 import { SsoProviderRepository } from './sso-provider.repository';
 import { loginPathFor } from './sso-provider.types';
@@ -9,7 +9,7 @@ import { loginPathFor } from './sso-provider.types';
 export class SsoCheckService {
   constructor(
     private readonly repo: SsoProviderRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { SsoProviderRepository } from './sso-provider.repository';
 import { clientSecretContext, SsoOwner, SsoProviderRecord, SsoProviderStatus } from './sso-provider.types';
 
@@ -10,11 +10,11 @@ import { clientSecretContext, SsoOwner, SsoProviderRecord, SsoProviderStatus } f
  * read; inside a transaction it joins it, outside it opens a short one.
  */
 @Injectable()
-export class SsoProviderLookup {
+export class SsoProviderLookupService {
   constructor(
     private readonly repo: SsoProviderRepository,
-    private readonly tx: TenantTransaction,
-    private readonly box: SecretBox,
+    private readonly tx: TenantTransactionService,
+    private readonly box: SecretBoxService,
   ) {}
 
   /** Spec 1.1.3 / 1.6.3: the provider a login entry route uses: oldest active by creation time, ties by id. */

@@ -1,7 +1,7 @@
 import { OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateBy, ValidateNested, ValidationOptions } from 'class-validator';
-import { MAX_OIDC_URL_LENGTH } from '../../../infra/net/oidc-discovery.service';
+import { MAX_OIDC_URL_LENGTH } from '../../../infra/net/oidc-discovery.util';
 import { MAX_IDP_METADATA_BYTES } from '../saml/metadata/idp-metadata-importer.service';
 import { MAX_ALLOWED_DOMAINS_LENGTH, MAX_CERTIFICATE_LENGTH } from './provider-config.util';
 import { SSO_PROVIDER_STATUSES } from './sso-provider.types';

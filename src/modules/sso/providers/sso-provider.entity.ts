@@ -36,7 +36,7 @@ export class SsoProviderEntity extends TimestampColumns implements SsoProviderRe
   @Column({ name: 'client_id', type: 'varchar', length: 255, nullable: true })
   clientId: string | null;
 
-  /** Sealed by SecretBox (clientSecretContext); opened only by SsoProviderLookup.clientSecret. */
+  /** Sealed by SecretBoxService (clientSecretContext); opened only by SsoProviderLookupService.clientSecret. */
   @Column({ name: 'client_secret', type: 'text', nullable: true })
   clientSecretSealed: string | null;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FindOptionsWhere, QueryDeepPartialEntity, Repository } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { RoleEntity } from '../../tenancy/roles/role.entity';
 import { SsoProviderEntity } from './sso-provider.entity';
 import { SsoOwner, SsoProviderConfig, SsoProviderRecord, SsoProviderStatus, SsoProviderType } from './sso-provider.types';
@@ -32,12 +32,12 @@ const ownedBy = (owner: SsoOwner): FindOptionsWhere<SsoProviderEntity> => (owner
 
 /**
  * Providers as the current transaction's row-level security lets it see them: the only writer of
- * sso_providers, through the request's transaction (Db.repo). The sessions a provider minted and
+ * sso_providers, through the request's transaction (DbService.repo). The sessions a provider minted and
  * its login round trips belong to other modules' tables and stay statements of their own here.
  */
 @Injectable()
 export class SsoProviderRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<SsoProviderEntity>> {
     return this.db.repo(SsoProviderEntity);

@@ -3,14 +3,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../../../common/errors/app.exception';
 import { hasPermission, Principal, requireOwnerWrite, scopeOf } from '../../../common/principal';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { SecretBox } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
-import { PrincipalResolver } from '../../auth/principal-resolver.service';
+import { PrincipalResolverService } from '../../auth/principal-resolver.service';
 import { ProviderDiscoveryService } from '../discovery/provider-discovery.service';
 import { callerVisible, DiscoveryError } from '../../../infra/net/net.errors';
-import { DiscoveredOidcEndpoints } from '../../../infra/net/oidc-discovery.service';
-import { IdpMetadataImportError, IdpMetadataImporter } from '../saml/metadata/idp-metadata-importer.service';
+import { DiscoveredOidcEndpoints } from '../../../infra/net/oidc-discovery.util';
+import { IdpMetadataImportError, IdpMetadataImporterService } from '../saml/metadata/idp-metadata-importer.service';
 import { SamlErrors } from '../saml/saml.errors';
 import type { IdpMetadata } from '../saml/xml/saml-metadata.util';
 import { SsoErrors } from '../sso.errors';
@@ -123,13 +123,13 @@ export class SsoProviderService {
 
   constructor(
     private readonly repo: SsoProviderRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
-    private readonly box: SecretBox,
+    private readonly box: SecretBoxService,
     private readonly discovery: ProviderDiscoveryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly idpMetadata: IdpMetadataImporter,
-    private readonly principals: PrincipalResolver,
+    private readonly idpMetadata: IdpMetadataImporterService,
+    private readonly principals: PrincipalResolverService,
     private readonly sessions: SessionService,
   ) {}
 

@@ -42,7 +42,7 @@ export interface SsoProviderConfig {
 
 /**
  * One stored provider, as the sign-in flows read it. The client secret stays sealed here:
- * `SsoProviderLookup.clientSecret` opens it at the moment it is needed.
+ * `SsoProviderLookupService.clientSecret` opens it at the moment it is needed.
  */
 export interface SsoProviderRecord extends SsoProviderConfig {
   id: string;
@@ -62,7 +62,7 @@ export interface SsoProviderRecord extends SsoProviderConfig {
   updatedAt: Date;
 }
 
-/** SecretBox context of a provider's client secret: the ciphertext only opens in its own row. */
+/** SecretBoxService context of a provider's client secret: the ciphertext only opens in its own row. */
 export const clientSecretContext = (providerId: string): string => `sso_providers.client_secret:${providerId}`;
 
 /**

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../../infra/jobs/jobs.module';
 import { AuthModule } from '../../auth/auth.module';
-import { IdpNetwork } from '../discovery/idp-network.service';
+import { IdpNetworkService } from '../discovery/idp-network.service';
 import { ProviderDiscoveryService } from '../discovery/provider-discovery.service';
 import { DomainRecheckJob } from '../domains/domain-recheck.job';
 import { SsoDomainController } from '../domains/sso-domain.controller';
@@ -11,12 +11,12 @@ import { SsoDomainRepository } from '../domains/sso-domain.repository';
 import { SsoDomainService } from '../domains/sso-domain.service';
 import { SsoCheckController } from './sso-check.controller';
 import { SsoCheckService } from './sso-check.service';
-import { SsoProviderLookup } from './sso-provider-lookup.service';
+import { SsoProviderLookupService } from './sso-provider-lookup.service';
 import { SsoProviderController } from './sso-provider.controller';
 import { SsoProviderEntity } from './sso-provider.entity';
 import { SsoProviderRepository } from './sso-provider.repository';
 import { SsoProviderService } from './sso-provider.service';
-import { IdpMetadataImporter } from '../saml/metadata/idp-metadata-importer.service';
+import { IdpMetadataImporterService } from '../saml/metadata/idp-metadata-importer.service';
 
 /**
  * SSO administration: providers, presets, discovery, verified domains and the public check.
@@ -24,21 +24,21 @@ import { IdpMetadataImporter } from '../saml/metadata/idp-metadata-importer.serv
  * client) and the verified-domain lookup. Part of the SsoModule facade.
  */
 @Module({
-  // PrincipalResolver: a provider's change ends the sessions it minted, at once on this instance.
+  // PrincipalResolverService: a provider's change ends the sessions it minted, at once on this instance.
   imports: [AuthModule, JobsModule, TypeOrmModule.forFeature([SsoProviderEntity, SsoDomainEntity])],
   controllers: [SsoProviderController, SsoCheckController, SsoDomainController],
   providers: [
-    IdpNetwork,
+    IdpNetworkService,
     ProviderDiscoveryService,
     SsoProviderRepository,
     SsoProviderService,
-    SsoProviderLookup,
+    SsoProviderLookupService,
     SsoCheckService,
     SsoDomainRepository,
     SsoDomainService,
     DomainRecheckJob,
-    IdpMetadataImporter,
+    IdpMetadataImporterService,
   ],
-  exports: [IdpNetwork, ProviderDiscoveryService, SsoProviderLookup, SsoDomainService, SsoCheckService],
+  exports: [IdpNetworkService, ProviderDiscoveryService, SsoProviderLookupService, SsoDomainService, SsoCheckService],
 })
 export class SsoProvidersModule {}

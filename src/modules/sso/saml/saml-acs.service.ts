@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { VerifiedSignIn } from '../login/account-resolver.service';
 import { domainAllowed } from '../login/oidc-claims.util';
 import { LoginRejection } from '../login/sso-login.errors';
@@ -9,12 +9,12 @@ import { MintedSignIn, OpenedSignIn, SignInPipelineService, SignInProtocol, Sign
 import { assertionExpiryMs, checkAssertion, checkResponseEnvelope, readAssertion, SamlAssertion } from './saml-assertion.util';
 import { mapSamlFields, samlExternalId, samlIdentity } from './saml-attributes.util';
 import { samlSettings, SamlSettings } from './saml-provider.util';
-import { SamlRequestCache } from './saml-request-cache.service';
-import { SAML_CLOCK_SKEW_MS, SamlServiceProvider, SamlValidationError } from './saml-sp.service';
+import { SamlRequestCacheService } from './saml-request-cache.service';
+import { SAML_CLOCK_SKEW_MS, SamlSpService, SamlValidationError } from './saml-sp.service';
 import { SamlRepository } from './saml.repository';
 import { SamlXmlError } from './xml/saml-xml.errors';
 import { firstChildElement, parseSamlXml, SAML_NS } from './xml/saml-xml.util';
-import { SamlSpKeys } from './saml-sp-keys.service';
+import { SamlSpKeysService } from './saml-sp-keys.service';
 import { SamlSpKeysRepository } from './saml-sp-keys.repository';
 
 /** The form fields of the HTTP-POST binding; anything else the IdP posts is ignored. */
@@ -55,11 +55,11 @@ export class SamlAcsService implements SignInProtocol<AcsForm, SamlSettings, Sam
   constructor(
     private readonly pipeline: SignInPipelineService,
     private readonly repo: SamlRepository,
-    private readonly tx: TenantTransaction,
-    private readonly sp: SamlServiceProvider,
-    private readonly cache: SamlRequestCache,
+    private readonly tx: TenantTransactionService,
+    private readonly sp: SamlSpService,
+    private readonly cache: SamlRequestCacheService,
     private readonly signOut: SsoSignOutService,
-    private readonly keys: SamlSpKeys,
+    private readonly keys: SamlSpKeysService,
     private readonly keysRepo: SamlSpKeysRepository,
   ) {}
 

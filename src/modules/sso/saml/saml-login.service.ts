@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { randomToken, SecretBox } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { randomToken, SecretBoxService } from '../../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { ownerOf } from '../login/login-provider.util';
 import { safeRedirectPath } from '../login/redirect-path.util';
 import { SsoLoginErrors } from '../login/sso-login.errors';
@@ -13,9 +13,9 @@ import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
 import { loginPathFor } from '../providers/sso-provider.types';
 import { samlStateCookieOptions } from './saml-cookie.util';
 import { samlSettings } from './saml-provider.util';
-import { SamlRequestCache } from './saml-request-cache.service';
-import { SamlServiceProvider } from './saml-sp.service';
-import { SamlSpKeys } from './saml-sp-keys.service';
+import { SamlRequestCacheService } from './saml-request-cache.service';
+import { SamlSpService } from './saml-sp.service';
+import { SamlSpKeysService } from './saml-sp-keys.service';
 import { SamlErrors } from './saml.errors';
 import { SamlRepository } from './saml.repository';
 
@@ -30,11 +30,11 @@ export class SamlLoginService {
   constructor(
     private readonly loginSessions: LoginSessionService,
     private readonly repo: SamlRepository,
-    private readonly tx: TenantTransaction,
-    private readonly box: SecretBox,
-    private readonly sp: SamlServiceProvider,
-    private readonly cache: SamlRequestCache,
-    private readonly keys: SamlSpKeys,
+    private readonly tx: TenantTransactionService,
+    private readonly box: SecretBoxService,
+    private readonly sp: SamlSpService,
+    private readonly cache: SamlRequestCacheService,
+    private readonly keys: SamlSpKeysService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { inflateRawSync } from 'node:zlib';
 import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { ownerOf } from '../login/login-provider.util';
 import { safeRedirectPath } from '../login/redirect-path.util';
@@ -10,9 +10,9 @@ import type { SessionLinkRow } from '../login/sso-sign-out.repository';
 import { SamlLogoutStarter, SsoSignOutService } from '../login/sso-sign-out.service';
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
 import { samlSettings, SamlSettings } from './saml-provider.util';
-import { SamlRequestCache } from './saml-request-cache.service';
-import { SAML_CLOCK_SKEW_MS, SamlServiceProvider, SamlValidationError } from './saml-sp.service';
-import { SamlSpKeys } from './saml-sp-keys.service';
+import { SamlRequestCacheService } from './saml-request-cache.service';
+import { SAML_CLOCK_SKEW_MS, SamlSpService, SamlValidationError } from './saml-sp.service';
+import { SamlSpKeysService } from './saml-sp-keys.service';
 import { SamlSpKeysRepository } from './saml-sp-keys.repository';
 import type { SamlTenant } from './saml.repository';
 import { SamlRepository } from './saml.repository';
@@ -51,10 +51,10 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
     private readonly loginSessions: LoginSessionService,
     private readonly repo: SamlRepository,
     private readonly keysRepo: SamlSpKeysRepository,
-    private readonly keys: SamlSpKeys,
-    private readonly sp: SamlServiceProvider,
-    private readonly cache: SamlRequestCache,
-    private readonly tx: TenantTransaction,
+    private readonly keys: SamlSpKeysService,
+    private readonly sp: SamlSpService,
+    private readonly cache: SamlRequestCacheService,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { LOGIN_SESSION_TTL_SECONDS } from '../login/state-cookie.util';
 import { SamlRepository, SamlTenant } from './saml.repository';
 
@@ -13,10 +13,10 @@ import { SamlRepository, SamlTenant } from './saml.repository';
  * request together with its login session) and opens a short one otherwise.
  */
 @Injectable()
-export class SamlRequestCache {
+export class SamlRequestCacheService {
   constructor(
     private readonly repo: SamlRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   forProvider(tenant: SamlTenant): CacheProvider {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { SamlTenant } from './saml.repository';
 
 export interface SpKeyRow {
@@ -22,7 +22,7 @@ export interface SpSettingsRow {
  */
 @Injectable()
 export class SamlSpKeysRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** The current key and every previous one still inside its overlap window, newest first. */
   publishedKeys(providerId: string): Promise<SpKeyRow[]> {

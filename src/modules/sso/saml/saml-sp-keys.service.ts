@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { SamlTenant } from './saml.repository';
 import { SamlSpKeysRepository, SpKeyRow } from './saml-sp-keys.repository';
 import { selfSignedCertificate } from './xml/x509-self-signed.util';
@@ -30,11 +30,11 @@ const privateKeyContext = (keyId: string) => `saml_sp_keys.private_key:${keyId}`
  * Private keys are sealed with the encryption key, bound to their row.
  */
 @Injectable()
-export class SamlSpKeys {
+export class SamlSpKeysService {
   constructor(
     private readonly repo: SamlSpKeysRepository,
-    private readonly tx: TenantTransaction,
-    private readonly box: SecretBox,
+    private readonly tx: TenantTransactionService,
+    private readonly box: SecretBoxService,
   ) {}
 
   /** The published keys, newest (current) first; makes the first one when there is none. System context. */

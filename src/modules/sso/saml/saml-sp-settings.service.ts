@@ -3,8 +3,8 @@ import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { Principal, requireOwnerWrite } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
-import { SamlServiceProvider, SAML_METADATA_PATH } from './saml-sp.service';
-import { SamlSpKeys } from './saml-sp-keys.service';
+import { SamlSpService, SAML_METADATA_PATH } from './saml-sp.service';
+import { SamlSpKeysService } from './saml-sp-keys.service';
 import { SamlSpKeysRepository } from './saml-sp-keys.repository';
 import { SamlSpSettingsDto, UpdateSamlSpSettingsDto } from './saml.dto';
 import { SamlErrors } from './saml.errors';
@@ -18,8 +18,8 @@ import { SamlErrors } from './saml.errors';
 export class SamlSpSettingsService {
   constructor(
     private readonly repo: SamlSpKeysRepository,
-    private readonly keys: SamlSpKeys,
-    private readonly sp: SamlServiceProvider,
+    private readonly keys: SamlSpKeysService,
+    private readonly sp: SamlSpService,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -96,7 +96,7 @@ function logoutValidationReason(error: unknown): string {
  * settings and a cache bound to that provider, so nothing is shared between tenants.
  */
 @Injectable()
-export class SamlServiceProvider {
+export class SamlSpService {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** Spec 1.10: {base_url}/api/v1/sso/saml/acs. */

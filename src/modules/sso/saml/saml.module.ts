@@ -3,11 +3,11 @@ import { JobsModule } from '../../../infra/jobs/jobs.module';
 import { SsoLoginModule } from '../login/sso-login.module';
 import { SamlAcsService } from './saml-acs.service';
 import { SamlLoginService } from './saml-login.service';
-import { SamlRequestCache } from './saml-request-cache.service';
-import { SamlServiceProvider } from './saml-sp.service';
+import { SamlRequestCacheService } from './saml-request-cache.service';
+import { SamlSpService } from './saml-sp.service';
 import { SamlController } from './saml.controller';
 import { SamlLogoutService } from './saml-logout.service';
-import { SamlSpKeys } from './saml-sp-keys.service';
+import { SamlSpKeysService } from './saml-sp-keys.service';
 import { SamlSpKeysRepository } from './saml-sp-keys.repository';
 import { SamlSpSettingsController } from './saml-sp-settings.controller';
 import { SamlSpSettingsService } from './saml-sp-settings.service';
@@ -24,13 +24,13 @@ import { SsoStateCleanupJob } from './sso-state-cleanup.job';
   controllers: [SamlController, SamlSpSettingsController],
   providers: [
     SamlRepository,
-    SamlRequestCache,
-    SamlServiceProvider,
+    SamlRequestCacheService,
+    SamlSpService,
     SamlLoginService,
     SamlAcsService,
     SsoStateCleanupJob,
     SamlSpKeysRepository,
-    SamlSpKeys,
+    SamlSpKeysService,
     SamlLogoutService,
     SamlSpSettingsService,
   ],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { SsoProviderType } from '../providers/sso-provider.types';
 import type { SamlProviderColumns } from './saml-provider.util';
 
@@ -16,7 +16,7 @@ export interface SamlTenant {
  */
 @Injectable()
 export class SamlRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   providerType(id: string): Promise<{ id: string; type: SsoProviderType } | null> {
     return this.db.one(`SELECT id, type FROM sso_providers WHERE id = $1`, [id]);

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../../infra/jobs/jobs.service';
 import { LoginSessionService } from '../sign-in/login-session.service';
 import { SsoSignOutService } from '../login/sso-sign-out.service';
@@ -27,7 +27,7 @@ export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
     private readonly loginSessions: LoginSessionService,
     private readonly saml: SamlRepository,
     private readonly signOut: SsoSignOutService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly jobs: JobsService,
   ) {}
 

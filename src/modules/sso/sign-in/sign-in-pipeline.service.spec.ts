@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { randomToken, SecretBox } from '../../../infra/crypto/secret-box.service';
-import type { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { randomToken, SecretBoxService } from '../../../infra/crypto/secret-box.service';
+import type { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { AuditEntry, AuditService } from '../../audit/audit.service';
 import { RefusalService } from '../../audit/refusal.service';
 import type { SessionService } from '../../auth/session.service';
-import type { IdentityLinker } from '../linking/identity-linker.service';
-import type { AccountResolver } from '../login/account-resolver.service';
+import type { IdentityLinkerService } from '../linking/identity-linker.service';
+import type { AccountResolverService } from '../login/account-resolver.service';
 import type { SsoExchangeService } from '../login/sso-exchange.service';
 import { LoginRejection } from '../login/sso-login.errors';
 import type { LoginProviderRow, LoginSessionRow, SsoLoginRepository } from '../login/sso-login.repository';
@@ -13,8 +13,8 @@ import { stateCookieValue } from '../login/state-cookie.util';
 import { SignInPipelineService, SignInProtocol } from './sign-in-pipeline.service';
 
 describe('SignInPipelineService', () => {
-  const box = new SecretBox({ encryptionKey: 'k'.repeat(40), previousEncryptionKeys: [] });
-  const tx = { withSystemContext: (_reason: string, fn: () => Promise<unknown>) => fn() } as unknown as TenantTransaction;
+  const box = new SecretBoxService({ encryptionKey: 'k'.repeat(40), previousEncryptionKeys: [] });
+  const tx = { withSystemContext: (_reason: string, fn: () => Promise<unknown>) => fn() } as unknown as TenantTransactionService;
   const session = { id: 's', org_id: 'o', partner_id: null, provider_id: 'p', generation: 1, purpose: 'login', redirect_url: '/' } as LoginSessionRow;
   const provider = { id: 'p', org_id: 'o', partner_id: null, status: 'active', generation: 1 } as LoginProviderRow;
 
@@ -25,8 +25,8 @@ describe('SignInPipelineService', () => {
       repo as SsoLoginRepository,
       box,
       new RefusalService(tx, audit),
-      {} as AccountResolver,
-      {} as IdentityLinker,
+      {} as AccountResolverService,
+      {} as IdentityLinkerService,
       {} as SessionService,
       {} as SsoExchangeService,
       audit,

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { SecretBox } from '../../../infra/crypto/secret-box.service';
+import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
 import { AuditEntry, AuditService } from '../../audit/audit.service';
 import { Refusal, RefusalService } from '../../audit/refusal.service';
 import { SessionService } from '../../auth/session.service';
-import { IdentityLinker } from '../linking/identity-linker.service';
-import { AccountResolver, VerifiedSignIn } from '../login/account-resolver.service';
+import { IdentityLinkerService } from '../linking/identity-linker.service';
+import { AccountResolverService, VerifiedSignIn } from '../login/account-resolver.service';
 import { ownerOf } from '../login/login-provider.util';
 import { signedInLocation } from '../login/redirect-path.util';
 import { SsoExchangeService } from '../login/sso-exchange.service';
@@ -123,10 +123,10 @@ export class SignInPipelineService {
 
   constructor(
     private readonly repo: SsoLoginRepository,
-    private readonly box: SecretBox,
+    private readonly box: SecretBoxService,
     private readonly refusals: RefusalService,
-    private readonly accounts: AccountResolver,
-    private readonly linker: IdentityLinker,
+    private readonly accounts: AccountResolverService,
+    private readonly linker: IdentityLinkerService,
     private readonly sessions: SessionService,
     private readonly exchange: SsoExchangeService,
     private readonly audit: AuditService,

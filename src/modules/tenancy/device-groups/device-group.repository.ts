@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In, type Repository, type SelectQueryBuilder } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { DeviceEntity } from '../devices/device.entity';
 import { DeviceGroupMemberEntity } from './device-group-member.entity';
 import { DeviceGroupEntity } from './device-group.entity';
@@ -29,10 +29,10 @@ async function withMembers(q: SelectQueryBuilder<DeviceGroupEntity>, siteIds: re
   return entities.map((g) => Object.assign(g, { deviceIds: members.get(g.id) ?? [] }));
 }
 
-/** Device groups and the members of static groups, through the request's transaction (Db.repo). */
+/** Device groups and the members of static groups, through the request's transaction (DbService.repo). */
 @Injectable()
 export class DeviceGroupRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<DeviceGroupEntity>> {
     return this.db.repo(DeviceGroupEntity);

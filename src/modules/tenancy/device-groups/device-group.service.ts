@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
@@ -36,7 +36,7 @@ export class DeviceGroupService {
     private readonly repo: DeviceGroupRepository,
     private readonly sites: SiteRepository,
     private readonly audit: AuditService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly dynamic: DynamicDeviceGroupRepository,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity, Repository } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { DeviceGroupEntity } from './device-group.entity';
 
 export interface DynamicGroupRecord {
@@ -25,7 +25,7 @@ export interface DynamicGroupWrite {
  */
 @Injectable()
 export class DynamicDeviceGroupRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<DeviceGroupEntity>> {
     return this.db.repo(DeviceGroupEntity);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 /** A device as the importer's batches read and write it, by column name (jsonb_to_recordset). */
 export interface DeviceRecord {
@@ -18,7 +18,7 @@ export interface DeviceRecord {
  */
 @Injectable()
 export class DeviceBatchRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   ofOrgs(orgIds: string[]): Promise<DeviceRecord[]> {
     return this.db.rows<DeviceRecord>(`SELECT id, org_id, hostname, os_type, site_id, status FROM devices WHERE org_id = ANY ($1::uuid[])`, [orgIds]);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { pastTheEnd } from '../../../common/pagination.dto';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { AgentEntity } from './agent.entity';
 import type { DeviceStatus } from './device.dto';
 import { DeviceEntity } from './device.entity';
@@ -30,13 +30,13 @@ function filtered(q: SelectQueryBuilder<DeviceEntity>, f: DeviceFilter): SelectQ
 }
 
 /**
- * Devices and their agents' enrolment, through the request's transaction (Db.repo). Nothing here
+ * Devices and their agents' enrolment, through the request's transaction (DbService.repo). Nothing here
  * runs on an agent's route: agent authentication and ingest read devices and agents with their own
  * SQL (principal.repository.ts, elevation-ingest.repository.ts).
  */
 @Injectable()
 export class DeviceRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<DeviceEntity>> {
     return this.db.repo(DeviceEntity);

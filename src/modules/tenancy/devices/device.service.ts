@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { requireOrg, requireSite } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
@@ -39,7 +39,7 @@ export class DeviceService {
     private readonly repo: DeviceRepository,
     private readonly sites: SiteRepository,
     private readonly audit: AuditService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly batch: DeviceBatchRepository,
   ) {}
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 /** Organizations written by bulk callers (the importer), through OrganizationService, in the caller's transaction. */
 @Injectable()
 export class OrganizationBatchRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   ofPartner(partnerId: string): Promise<{ id: string; name: string }[]> {
     return this.db.rows(`SELECT id, name FROM organizations WHERE partner_id = $1`, [partnerId]);

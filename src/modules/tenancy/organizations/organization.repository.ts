@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Repository } from 'typeorm';
-import { Db, prepared } from '../../../infra/database/db.service';
+import { DbService, prepared } from '../../../infra/database/db.service';
 import { OrganizationEntity, type OrganizationStatus } from './organization.entity';
 
 const LIST = prepared(
@@ -9,10 +9,10 @@ const LIST = prepared(
      FROM organizations ORDER BY name, id`,
 );
 
-/** Organizations as the transaction's row-level security lets it see them, through the request's transaction (Db.repo). */
+/** Organizations as the transaction's row-level security lets it see them, through the request's transaction (DbService.repo). */
 @Injectable()
 export class OrganizationRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<OrganizationEntity>> {
     return this.db.repo(OrganizationEntity);
@@ -20,7 +20,7 @@ export class OrganizationRepository {
 
   /**
    * The console's most frequent administrative read (a benchmarked hot path): one statement through
-   * Db, which rides with the transaction's opening, instead of an entity query, which costs a round
+   * DbService, which rides with the transaction's opening, instead of an entity query, which costs a round
    * trip of its own to open the transaction and hydrates entities row by row. The rows have the
    * entity's shape.
    */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { TenancyErrors } from '../tenancy.errors';
@@ -17,7 +17,7 @@ export function toOrganizationDto(r: OrganizationEntity): OrganizationDto {
 export class OrganizationService {
   constructor(
     private readonly repo: OrganizationRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
     private readonly batch: OrganizationBatchRepository,
   ) {}

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { PartnerEntity } from './partner.entity';
 
-/** Partners, through the caller's transaction (Db.repo). */
+/** Partners, through the caller's transaction (DbService.repo). */
 @Injectable()
 export class PartnerRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** The new partner's id; its status is the column default (active). */
   async insert(name: string): Promise<string> {

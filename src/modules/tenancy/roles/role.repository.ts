@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Repository } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import type { RoleScope } from './role.dto';
 import { RoleEntity } from './role.entity';
 
-/** The only writer of roles, through the request's transaction (Db.repo). */
+/** The only writer of roles, through the request's transaction (DbService.repo). */
 @Injectable()
 export class RoleRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<RoleEntity>> {
     return this.db.repo(RoleEntity);

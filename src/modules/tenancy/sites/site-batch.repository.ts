@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 
 export interface SiteSummary {
   id: string;
@@ -11,7 +11,7 @@ export interface SiteSummary {
 /** Sites written by bulk callers (the importer), through SiteService, in the caller's transaction. */
 @Injectable()
 export class SiteBatchRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   ofOrgs(orgIds: string[]): Promise<SiteSummary[]> {
     return this.db.rows(`SELECT id, org_id, name, timezone FROM sites WHERE org_id = ANY ($1::uuid[])`, [orgIds]);

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { In, type FindOptionsWhere, type Repository } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { SiteEntity } from './site.entity';
 
-/** Sites as the transaction's row-level security lets it see them, through the request's transaction (Db.repo). */
+/** Sites as the transaction's row-level security lets it see them, through the request's transaction (DbService.repo). */
 @Injectable()
 export class SiteRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   private repo(): Promise<Repository<SiteEntity>> {
     return this.db.repo(SiteEntity);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IsNull, Not } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { OrganizationMembershipEntity, OrganizationMembershipSiteEntity } from './organization-membership.entity';
 import { PartnerMembershipEntity } from './partner-membership.entity';
 import { UserEntity } from './user.entity';
@@ -14,7 +14,7 @@ export interface MembershipScope {
 /** Accounts and memberships written by provisioning (SCIM, group-to-role mapping at sign-in). */
 @Injectable()
 export class AccountProvisioningRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** A new account, or null when the address is taken (by an account this tenant may not see). */
   async createUser(email: string, name: string): Promise<string | null> {

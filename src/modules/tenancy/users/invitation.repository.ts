@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { MembershipInvitationEntity } from './membership-invitation.entity';
 import { OrganizationMembershipEntity } from './organization-membership.entity';
 import { PartnerMembershipEntity } from './partner-membership.entity';
@@ -17,7 +17,7 @@ export type InvitationListItem = Pick<MembershipInvitationEntity, 'id' | 'orgId'
  */
 @Injectable()
 export class InvitationRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /** SQL: it reads the names of organizations and partners, other modules' tables. */
   forUser(userId: string): Promise<InvitationListItem[]> {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
-import { PrincipalResolver } from '../../auth/principal-resolver.service';
+import { PrincipalResolverService } from '../../auth/principal-resolver.service';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import type { InvitationListDto } from './invitation.dto';
 import { InvitationErrors } from './invitation.errors';
@@ -18,9 +18,9 @@ import { InvitationRepository } from './invitation.repository';
 export class InvitationService {
   constructor(
     private readonly repo: InvitationRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
-    private readonly principals: PrincipalResolver,
+    private readonly principals: PrincipalResolverService,
   ) {}
 
   async list(principal: Principal): Promise<InvitationListDto> {

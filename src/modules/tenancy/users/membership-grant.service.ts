@@ -14,7 +14,7 @@ import type { MembershipView } from './user.repository';
  * The composite foreign keys enforce the ownership too; checking first gives clear errors.
  */
 @Injectable()
-export class MembershipGrants {
+export class MembershipGrantService {
   constructor(
     private readonly roles: RoleRepository,
     private readonly sites: SiteRepository,

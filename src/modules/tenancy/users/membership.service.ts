@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
-import { PrincipalResolver } from '../../auth/principal-resolver.service';
+import { PrincipalResolverService } from '../../auth/principal-resolver.service';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
 import { requireOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
-import { MembershipGrants } from './membership-grant.service';
+import { MembershipGrantService } from './membership-grant.service';
 import type { CreateMembershipDto, CreatePartnerMembershipDto, UpdateMembershipDto, UserResponseDto } from './user.dto';
 import { MembershipView, UserRepository } from './user.repository';
 import { UserService } from './user.service';
@@ -18,10 +18,10 @@ export class MembershipService {
   constructor(
     private readonly repo: UserRepository,
     private readonly users: UserService,
-    private readonly grants: MembershipGrants,
+    private readonly grants: MembershipGrantService,
     private readonly audit: AuditService,
-    private readonly principals: PrincipalResolver,
-    private readonly tx: TenantTransaction,
+    private readonly principals: PrincipalResolverService,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   /**

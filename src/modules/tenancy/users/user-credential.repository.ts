@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { UserEntity } from './user.entity';
 
 /**
@@ -8,7 +8,7 @@ import { UserEntity } from './user.entity';
  */
 @Injectable()
 export class UserCredentialRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /**
    * Records the TOTP step as used; false when that step (or a later one) was already used.

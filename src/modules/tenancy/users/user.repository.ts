@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Raw } from 'typeorm';
-import { Db } from '../../../infra/database/db.service';
+import { DbService } from '../../../infra/database/db.service';
 import { MembershipInvitationEntity } from './membership-invitation.entity';
 import { OrganizationMembershipEntity, OrganizationMembershipSiteEntity } from './organization-membership.entity';
 import { PartnerMembershipEntity, PartnerMembershipOrgEntity, PartnerMembershipSiteEntity } from './partner-membership.entity';
@@ -78,12 +78,12 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
  * Users are global identities; row-level security shows a user only once one of their
  * memberships is in the caller's reach, so a new user is inserted without RETURNING and read
  * back after its membership exists. Memberships and invitations are written through their
- * entities on the request's transaction (Db.repo); the reads that show invitations as users and
+ * entities on the request's transaction (DbService.repo); the reads that show invitations as users and
  * memberships stay SQL.
  */
 @Injectable()
 export class UserRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async list(f: { orgId?: string; search?: string }, page: { limit: number; offset: number }): Promise<{ rows: VisibleUser[]; total: number }> {
     const where = `($1::uuid IS NULL OR EXISTS (SELECT 1 FROM organization_memberships m WHERE m.user_id = u.id AND m.org_id = $1)

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
-import { TenantTransaction } from '../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { PasswordService } from '../../auth/password.service';
 import { requireOrg, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
-import { MembershipGrants } from './membership-grant.service';
+import { MembershipGrantService } from './membership-grant.service';
 import type { CreateUserDto, ListUsersQueryDto, UserDto, UserListDto, UserResponseDto } from './user.dto';
 import { MembershipView, PartnerMembershipView, UserRepository, VisibleUser } from './user.repository';
 
@@ -47,10 +47,10 @@ export interface AddedIdentity {
 export class UserService {
   constructor(
     private readonly repo: UserRepository,
-    private readonly grants: MembershipGrants,
+    private readonly grants: MembershipGrantService,
     private readonly passwords: PasswordService,
     private readonly audit: AuditService,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
   ) {}
 
   async list(principal: Principal, q: ListUsersQueryDto): Promise<UserListDto> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../../infra/database/db.service';
+import { DbService } from '../../../../infra/database/db.service';
 
 export interface ClaimedPush {
   id: string;
@@ -28,7 +28,7 @@ export type PushOutcome =
 /** Every method runs in system context: the worker serves every organization. */
 @Injectable()
 export class PushOutboxRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   /**
    * Claims due rows: the attempt is counted and the row leased (next_attempt_at moved past the

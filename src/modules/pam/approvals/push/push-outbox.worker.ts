@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { SecretBox } from '../../../../infra/crypto/secret-box.service';
-import { TenantTransaction } from '../../../../infra/database/tenant-transaction.service';
+import { SecretBoxService } from '../../../../infra/crypto/secret-box.service';
+import { TenantTransactionService } from '../../../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../../../infra/jobs/jobs.service';
 import { pushTokenContext } from '../mobile-device.service';
 import { retryDelaySeconds } from './push-backoff.util';
@@ -44,8 +44,8 @@ export class PushOutboxWorker implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly repo: PushOutboxRepository,
     private readonly gateway: PushGateway,
-    private readonly box: SecretBox,
-    private readonly tx: TenantTransaction,
+    private readonly box: SecretBoxService,
+    private readonly tx: TenantTransactionService,
     private readonly jobs: JobsService,
   ) {}
 

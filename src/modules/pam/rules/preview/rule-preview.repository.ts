@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../../../infra/database/db.service';
+import { DbService } from '../../../../infra/database/db.service';
 import type { SqlRuleInput } from '../engine/rule-sql.util';
 import type { FlowType } from '../engine/rule.types';
 import type { BucketRow, Slice } from './preview-plan.util';
@@ -54,7 +54,7 @@ function scopeWhere(s: ScanScope, params: unknown[]): string {
  */
 @Injectable()
 export class RulePreviewRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: DbService) {}
 
   async now(): Promise<Date> {
     return (await this.db.one<{ now: Date }>(`SELECT now() AS now`))!.now;

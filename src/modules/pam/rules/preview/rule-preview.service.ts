@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../../../../common/principal';
 import { APP_CONFIG, type AppConfig } from '../../../../infra/config/app-config';
 import { NO_SCOPE, type TenantScope } from '../../../../infra/database/tenant-scope';
-import { TenantTransaction } from '../../../../infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../../../../infra/database/tenant-transaction.service';
 import { PamErrors } from '../../pam.errors';
 import { targetOrg } from '../../pam-access.util';
 import { SignerGroupRepository } from '../../signer-groups/signer-group.repository';
@@ -45,7 +45,7 @@ export class RulePreviewService {
     private readonly repo: RulePreviewRepository,
     private readonly rules: PamRuleRepository,
     private readonly signerGroups: SignerGroupRepository,
-    private readonly tx: TenantTransaction,
+    private readonly tx: TenantTransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { IdpNetwork } from '../../discovery/idp-network.service';
+import { IdpNetworkService } from '../../discovery/idp-network.service';
 import { SafeFetchError } from '../../../../infra/net/net.errors';
 import { IdpMetadata, parseIdpMetadata } from '../xml/saml-metadata.util';
 import { SamlXmlError } from '../xml/saml-xml.errors';
@@ -25,8 +25,8 @@ export class IdpMetadataImportError extends Error {
  * bounded size and time), so call it with no transaction open.
  */
 @Injectable()
-export class IdpMetadataImporter {
-  constructor(private readonly network: IdpNetwork) {}
+export class IdpMetadataImporterService {
+  constructor(private readonly network: IdpNetworkService) {}
 
   async load(source: { xml: string } | { url: string }): Promise<IdpMetadata> {
     const xml = 'xml' in source ? source.xml : await this.fetch(source.url);

@@ -1,5 +1,5 @@
 import { DiscoveryError, OidcEndpointName, SafeFetchError } from './net.errors';
-import { SafeHttpClient } from './safe-fetch.service';
+import { SafeFetchService } from './safe-fetch.service';
 
 export interface DiscoveredOidcEndpoints {
   /** The issuer exactly as the document states it: the value ID tokens will carry. */
@@ -22,7 +22,7 @@ const ENDPOINTS: readonly OidcEndpointName[] = ['authorization_endpoint', 'token
  * at an internal host. Every failure is a DiscoveryError whose message never quotes the
  * document.
  */
-export async function discoverOidc(client: SafeHttpClient, issuer: string): Promise<DiscoveredOidcEndpoints> {
+export async function discoverOidc(client: SafeFetchService, issuer: string): Promise<DiscoveredOidcEndpoints> {
   assertIssuerShape(issuer);
   const base = withoutTrailingSlash(issuer);
 

@@ -2,8 +2,8 @@ import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { ScriptedResolver } from '../../../test/support/dns/scripted-resolver';
 import { DiscoveryError, OidcEndpointName } from './net.errors';
-import { discoverOidc, MAX_OIDC_URL_LENGTH } from './oidc-discovery.service';
-import { SafeHttpClient } from './safe-fetch.service';
+import { discoverOidc, MAX_OIDC_URL_LENGTH } from './oidc-discovery.util';
+import { SafeFetchService } from './safe-fetch.service';
 
 async function failure(promise: Promise<unknown>): Promise<DiscoveryError> {
   try {
@@ -24,7 +24,7 @@ describe('discoverOidc', () => {
     .answer('idp.example.com', ['93.184.216.34'])
     .answer('metadata.example.com', ['169.254.169.254'])
     .answer('internal.example.com', ['10.0.0.7']);
-  const client = new SafeHttpClient({ resolver, allowInsecureLoopback: true, timeoutMs: 300, maxBytes: 4096 });
+  const client = new SafeFetchService({ resolver, allowInsecureLoopback: true, timeoutMs: 300, maxBytes: 4096 });
 
   const documentFor = (iss: string): Record<string, unknown> => ({
     issuer: iss,
@@ -209,7 +209,7 @@ describe('discoverOidc', () => {
   });
 
   it('refuses a loopback http issuer when the development setting is off', async () => {
-    const production = new SafeHttpClient({ resolver });
+    const production = new SafeFetchService({ resolver });
 
     expect((await failure(discoverOidc(production, issuer))).reason).toBe('insecure_scheme');
     expect(paths).toEqual([]);
