@@ -9,7 +9,7 @@ import { createApp, prepareDatabase } from '../src/bootstrap';
 import { loadConfig } from '../src/infra/config/app-config';
 import { freePort } from '../src/infra/database/embedded-postgres';
 import { SeedService } from '../src/infra/database/seed/seed.service';
-import { TenantTransaction } from '../src/infra/database/tenant-transaction.service';
+import { TenantTransactionService } from '../src/infra/database/tenant-transaction.service';
 import { AuthRepository } from '../src/modules/auth/auth.repository';
 import { SessionService } from '../src/modules/auth/session.service';
 import { profileArgs, type BenchContext, type CustomResult, type HttpLoad, type Scenario } from './bench.types';
@@ -84,6 +84,23 @@ async function load(url: string, l: HttpLoad, pid: number, name: string): Promis
   return { scenario: name, reqPerSec: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, rssMb: rssMb(pid), cpuMsPerReq: (cpuMs(pid) - cpuBefore) / served };
 }
 
+/**
+ * The benchmark's own app runs the jobs, the expiry sweep among them. Generated history must be in
+ * the state the sweep keeps (no pending request past its TTL, no elevation past its window):
+ * otherwise the sweep rewrites it in batches while the scenario is measured, and every figure
+ * includes that work. Warns when a scenario's data leaves the sweep more than one batch to do.
+ */
+async function warnOfDueSweep(owner: Client, name: string): Promise<void> {
+  const [{ due }] = (
+    await owner.query<{ due: number }>(
+      `SELECT count(*)::int AS due FROM elevation_requests
+        WHERE (status = 'pending' AND requested_at <= now() - interval '15 minutes')
+           OR (status IN ('approved', 'auto_approved', 'actuating') AND expires_at <= now())`,
+    )
+  ).rows;
+  if (due > 500) console.warn(`  ! ${name}: ${due} requests are due for the expiry sweep; it will run during the measurement`);
+}
+
 function scenarioFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
@@ -125,7 +142,7 @@ async function main(): Promise<void> {
     durationSeconds: DURATION,
     seed: (f) => app.get(SeedService).load(f),
     token: async (userId, o = {}) => {
-      const pair = await app.get(TenantTransaction).withSystemContext('benchmarks mint sessions', async () => {
+      const pair = await app.get(TenantTransactionService).withSystemContext('benchmarks mint sessions', async () => {
         const scope = await app.get(AuthRepository).loginScope(userId);
         if (!scope) throw new Error('user has no membership');
         return (await app.get(SessionService).open({ userId, scope: scope.scope, orgId: scope.org_id, partnerId: scope.partner_id, mfa: o.mfa ?? false, authMethod: 'password' })).pair;
@@ -162,6 +179,7 @@ async function main(): Promise<void> {
     process.stderr.write(`• ${s.name}\n`);
     try {
       const plan = await s.prepare(ctx);
+      await warnOfDueSweep(owner, s.name);
       if (plan.kind === 'http') {
         const row = await load(ctx.baseUrl, plan, server.pid!, s.name);
         row.ratio = (row.reqPerSec! / baselineRow.reqPerSec!).toFixed(2);

@@ -5,7 +5,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, KeyLike, SignJWT } from 'jose';
-import { SecretBox } from '../../src/infra/crypto/secret-box.service';
+import { SecretBoxService } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import { clientSecretContext } from '../../src/modules/sso/providers/sso-provider.types';
 import { profileArgs, type Scenario } from '../bench.types';
@@ -183,7 +183,7 @@ export const scenario: Scenario = {
     const op = await startBenchOp(emails);
     const providerId = randomUUID();
     // Sealed as the service seals it: the in-process app shares the service's encryption key.
-    const sealed = ctx.app.get(SecretBox).encrypt(CLIENT_SECRET, clientSecretContext(providerId));
+    const sealed = ctx.app.get(SecretBoxService).encrypt(CLIENT_SECRET, clientSecretContext(providerId));
     await ctx.ownerQuery(
       `INSERT INTO sso_providers (id, org_id, name, type, status, issuer, client_id, client_secret, authorization_url, token_url, userinfo_url, jwks_url, auto_provision, created_by)
        VALUES ($1, $2, 'Bench IdP', 'oidc', 'active', $3, $4, $5, $6, $7, $8, $9, false, $10)`,
