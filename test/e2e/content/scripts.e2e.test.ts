@@ -141,4 +141,12 @@ describe('scripts: parameters, run-as, exit-code severity mapping, partner-wide 
     const escaped = await request(t.http).get('/api/v1/scripts?q=%25').set('Authorization', auth.adminA).expect(200);
     expect(escaped.body.pagination.total).toBe(0);
   });
+
+  it('counts the scripts on a page past the last, as contacts and devices do', async () => {
+    for (const name of ['Past one', 'Past two']) await create('adminA', { ...base, name, category: 'Past the end' }).expect(201);
+    const past = await request(t.http).get('/api/v1/scripts').query({ category: 'past the end', page: 5, limit: 1 }).set('Authorization', auth.adminA).expect(200);
+    expect(past.body).toEqual({ success: true, scripts: [], pagination: { page: 5, limit: 1, total: 2 } });
+    const none = await request(t.http).get('/api/v1/scripts').query({ category: 'no such category', page: 2, limit: 1 }).set('Authorization', auth.adminA).expect(200);
+    expect(none.body.pagination).toEqual({ page: 2, limit: 1, total: 0 });
+  });
 });
