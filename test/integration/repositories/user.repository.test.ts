@@ -108,7 +108,7 @@ describe('users, memberships and invitations', () => {
       const invitee = await person('invitee-sites');
       await m.as(asAdminA(), () => users.insertOrgInvitation(orgInvitation(t.orgA, invitee, { siteIds: [t.siteA2, gone, t.siteB1] })));
       const views = await m.as(asAdminA(), () => users.memberships([t.adminA, t.siteUserA1, invitee], [t.orgA]));
-      // The fixture's memberships share one creation time, and the list orders by time and organization only.
+      // The order is the next test's subject; here, what each user's row holds.
       const byUser = (rows: unknown[][]) => [...rows].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
       expect(byUser(views.map((v) => [v.userId, v.roleId, v.siteIds, v.pending]))).toEqual(
         byUser([
@@ -119,6 +119,27 @@ describe('users, memberships and invitations', () => {
       );
       expect(await m.as(asAdminA(), () => users.emailVisible(`INVITED-${invitee.slice(0, 8)}@${t.label}.example`))).toBe(true);
       expect(await m.as(asAdminB(), () => users.emailVisible(`invited-${invitee.slice(0, 8)}@${t.label}.example`))).toBe(false);
+    });
+
+    it('lists memberships and invitations that share a creation time and organization in user order', async () => {
+      const ids = Array.from({ length: 6 }, () => randomUUID()).sort();
+      await m.owner.query(
+        `INSERT INTO users (id, email, name) SELECT u, 'same-time-' || u || '@' || $2 || '.example', 'Same Time' FROM unnest($1::uuid[]) AS u`,
+        [ids, t.label],
+      );
+      const at = '2026-01-02T03:04:05.678Z';
+      const [invited, ...members] = [ids[3], ...ids.filter((_, i) => i !== 3)];
+      // Written in descending user order in one statement, as one transaction would, so the table's order is not the answer's.
+      await m.owner.query(
+        `INSERT INTO organization_memberships (org_id, user_id, role_id, created_at) SELECT $1, u, $2, $3 FROM unnest($4::uuid[]) AS u`,
+        [t.orgA, t.roleReaderA, at, [...members].reverse()],
+      );
+      await m.owner.query(
+        `INSERT INTO membership_invitations (org_id, user_id, role_id, email, name, created_at) VALUES ($1, $2, $3, $4, 'Same Time', $5)`,
+        [t.orgA, invited, t.roleReaderA, `same-time-invited@${t.label}.example`, at],
+      );
+      const views = await m.as(asAdminA(), () => users.memberships([...ids].reverse(), [t.orgA]));
+      expect(views.map((v) => [v.userId, v.pending])).toEqual(ids.map((id) => [id, id === invited]));
     });
 
     it('creates a user once per email, and writes, restricts to sites, and removes its membership', async () => {

@@ -127,7 +127,9 @@ export class UserRepository {
 
   /**
    * Memberships of these users in the given organizations, and the invitations to them the caller
-   * sees. SQL: a union of memberships and invitations, with each one's sites as an array.
+   * sees. SQL: a union of memberships and invitations, with each one's sites as an array. The order is
+   * total: a user has at most one of either per organization, and rows written in one transaction
+   * share their creation time.
    */
   memberships(userIds: readonly string[], orgIds: readonly string[]): Promise<MembershipView[]> {
     return this.db.rows<MembershipView>(
@@ -143,7 +145,7 @@ export class UserRepository {
         WHERE i.org_id IS NOT NULL AND i.user_id = ANY($1::uuid[]) AND i.org_id = ANY($2::uuid[])
           AND app_has_org_access(i.org_id)
           AND NOT EXISTS (SELECT 1 FROM organization_memberships m WHERE m.org_id = i.org_id AND m.user_id = i.user_id)
-        ORDER BY "createdAt", "orgId"`,
+        ORDER BY "createdAt", "orgId", "userId"`,
       [userIds, orgIds],
     );
   }

@@ -26,7 +26,7 @@ SELECT i.user_id, i.org_id, i.role_id, i.created_at, ${…} AS site_ids, true AS
  WHERE i.org_id IS NOT NULL AND i.user_id = ANY($1::uuid[]) AND i.org_id = ANY($2::uuid[])
    AND app_has_org_access(i.org_id)
    AND NOT EXISTS (SELECT 1 FROM organization_memberships m WHERE m.org_id = i.org_id AND m.user_id = i.user_id)
- ORDER BY "createdAt", "orgId";
+ ORDER BY "createdAt", "orgId", "userId";
 
 -- UserRepository.partnerMemberships
 SELECT pm.user_id AS "userId", pm.partner_id AS "partnerId", pm.role_id AS "roleId", pm.org_access AS "orgAccess", pm.created_at AS "createdAt",
