@@ -49,10 +49,12 @@ describe('devices administration and enrollment', () => {
 
   it('creates a device in a site of the organization and audits it', async () => {
     const res = await w.as.adminA.post('/devices', { orgId: w.ids.orgA, siteId: w.ids.siteA2, hostname: 'NEW-PC', osType: 'windows' }).expect(201);
-    expect(res.body.device).toMatchObject({ orgId: w.ids.orgA, siteId: w.ids.siteA2, hostname: 'NEW-PC', osType: 'windows', status: 'active', agentId: null });
+    expect(res.body.device).toMatchObject({ orgId: w.ids.orgA, siteId: w.ids.siteA2, hostname: 'NEW-PC', osType: 'windows', status: 'active', agentId: null, enrolledAt: null, lastSeenAt: null });
     const [audit] = await ownerQuery<{ action: string }>(`SELECT action FROM audit_logs WHERE resource_id = $1`, [res.body.device.id]);
     expect(audit.action).toBe('device.create');
-    await w.as.adminA.get(`/devices/${res.body.device.id}`).expect(200);
+    expect((await w.as.adminA.get(`/devices/${res.body.device.id}`).expect(200)).text).toBe(res.text);
+    const listed = (await w.as.adminA.get('/devices?search=NEW-PC').expect(200)).body.devices;
+    expect(listed).toEqual([res.body.device]);
   });
 
   it('refuses a site that belongs to another organization or tenant', async () => {

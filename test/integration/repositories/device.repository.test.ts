@@ -61,7 +61,7 @@ describe('DeviceRepository', () => {
       expect(await ids({ search: 'o_d', siteIds: null })).toEqual([]);
     });
 
-    it('joins each device’s live agent only, never a revoked one', async () => {
+    it('joins each device’s live agent only, never a revoked one, and answers null for a device without one', async () => {
       const { rows } = await m.as(asAdminA(), () => devices.list({ orgId: t.orgA, siteIds: null }, page()));
       expect(rows.map((d) => [d.id, d.agent?.id])).toEqual([
         [t.deviceA1, t.agentA1.id],
@@ -70,7 +70,10 @@ describe('DeviceRepository', () => {
       expect(rows[0].agent!.tokenHash).toBeUndefined();
       const withRevoked = await m.as(asAdminA2(), () => devices.find(alpha));
       expect(withRevoked).toMatchObject({ id: alpha, hostname: `alpha-${t.label}` });
-      expect(withRevoked!.agent ?? null).toBeNull();
+      const none: AgentEntity | null = withRevoked!.agent;
+      expect(none).toBeNull();
+      const listed = (await m.as(asAdminA2(), () => devices.list({ search: `alpha-${t.label}`, siteIds: null }, page()))).rows;
+      expect(listed.map((d) => [d.id, d.agent])).toEqual([[alpha, null]]);
     });
 
     it('limits the list to the given sites, and a site-restricted caller to its sites whatever it asks', async () => {

@@ -6,8 +6,8 @@ import { AgentEntity } from './agent.entity';
 import type { DeviceStatus } from './device.dto';
 import { DeviceEntity } from './device.entity';
 
-/** A device with its enrolled (not revoked) agent, absent when it has none. */
-export type DeviceWithAgent = DeviceEntity & { agent?: AgentEntity };
+/** A device with its enrolled (not revoked) agent; null when it has none (the left join's answer). */
+export type DeviceWithAgent = DeviceEntity & { agent: AgentEntity | null };
 
 export interface DeviceFilter {
   orgId?: string;
@@ -20,7 +20,7 @@ export interface DeviceFilter {
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
-function filtered(q: SelectQueryBuilder<DeviceEntity>, f: DeviceFilter): SelectQueryBuilder<DeviceEntity> {
+function filtered<T extends DeviceEntity>(q: SelectQueryBuilder<T>, f: DeviceFilter): SelectQueryBuilder<T> {
   if (f.siteIds) q.andWhere('d.site_id = ANY (CAST(:siteIds AS uuid[]))', { siteIds: [...f.siteIds] });
   if (f.orgId) q.andWhere('d.org_id = :orgId', { orgId: f.orgId });
   if (f.siteId) q.andWhere('d.site_id = :siteId', { siteId: f.siteId });
@@ -46,11 +46,14 @@ export class DeviceRepository {
     return this.db.repo(AgentEntity);
   }
 
-  /** The device with its live agent: a join find-options cannot state (the agent is matched on the organization too, and only while not revoked). */
-  private async withAgent(): Promise<SelectQueryBuilder<DeviceEntity>> {
+  /**
+   * The device with its live agent: a join find-options cannot state (the agent is matched on the organization too, and only while not revoked).
+   * The mapped join sets `agent` on every row, null without a match; TypeORM's types cannot say so, hence the cast.
+   */
+  private async withAgent(): Promise<SelectQueryBuilder<DeviceWithAgent>> {
     return (await this.repo())
       .createQueryBuilder('d')
-      .leftJoinAndMapOne('d.agent', AgentEntity, 'a', 'a.org_id = d.org_id AND a.device_id = d.id AND a.revoked_at IS NULL');
+      .leftJoinAndMapOne('d.agent', AgentEntity, 'a', 'a.org_id = d.org_id AND a.device_id = d.id AND a.revoked_at IS NULL') as SelectQueryBuilder<DeviceWithAgent>;
   }
 
   /**
