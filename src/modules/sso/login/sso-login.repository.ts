@@ -148,8 +148,6 @@ const PROVIDER_COLUMN_NAMES = [
 
 const PROVIDER_COLUMNS = PROVIDER_COLUMN_NAMES.join(', ');
 
-/** The provider's columns of `p` under a `p_` prefix (no login session column has it), beside the login session's own. */
-const PREFIXED_PROVIDER_COLUMNS = PROVIDER_COLUMN_NAMES.map((c) => `p.${c} AS p_${c}`).join(', ');
 
 const USER_COLUMNS = 'u.id, u.email, u.status, u.password_hash IS NOT NULL AS has_password';
 
@@ -165,7 +163,24 @@ const PARTNER_STANDING = `${USER_COLUMNS}, pm.user_id IS NOT NULL AS member, pm.
                                      WHERE o.partner_id = $1 AND m.user_id = u.id) AS visible
   FROM users u LEFT JOIN partner_memberships pm ON pm.partner_id = $1 AND pm.user_id = u.id`;
 
-const SESSION_COLUMNS = 'id, org_id, partner_id, provider_id, state, nonce, code_verifier, redirect_url, generation, purpose, link_user_id, link_session_id, iss_required';
+const SESSION_COLUMN_NAMES = [
+  'id', 'org_id', 'partner_id', 'provider_id', 'state', 'nonce', 'code_verifier', 'redirect_url', 'generation', 'purpose', 'link_user_id', 'link_session_id',
+  'iss_required',
+] as const;
+
+const SESSION_COLUMNS = SESSION_COLUMN_NAMES.join(', ');
+
+/**
+ * Two rows' columns side by side in one result row, each aliased with its record's name (`session.id`,
+ * `provider.id`): no column of one can be read as the other's, whatever either table gains, and each
+ * record is rebuilt from its own list of names (`recordOf`).
+ */
+const aliased = (alias: string, record: string, names: readonly string[]): string => names.map((c) => `${alias}.${c} AS "${record}.${c}"`).join(', ');
+const recordOf = (row: Record<string, unknown>, record: string, names: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(names.map((c) => [c, row[`${record}.${c}`]]));
+
+const CONSUMED_SESSION_COLUMNS = aliased('s', 'session', SESSION_COLUMN_NAMES);
+const CONSUMED_PROVIDER_COLUMNS = aliased('p', 'provider', PROVIDER_COLUMN_NAMES);
 
 /**
  * Tables of the sign-in flows. Public routes have no tenant yet, so callers run these in a
@@ -240,17 +255,14 @@ export class SsoLoginRepository {
   async consumeLoginSession(state: string): Promise<ConsumedLoginSession | null> {
     const row = await this.db.one<Record<string, unknown>>(
       `WITH s AS (DELETE FROM sso_sessions WHERE state = $1 AND expires_at > now() RETURNING ${SESSION_COLUMNS})
-       SELECT s.*, ${PREFIXED_PROVIDER_COLUMNS} FROM s LEFT JOIN sso_providers p ON p.id = s.provider_id`,
+       SELECT ${CONSUMED_SESSION_COLUMNS}, ${CONSUMED_PROVIDER_COLUMNS} FROM s LEFT JOIN sso_providers p ON p.id = s.provider_id`,
       [state],
     );
     if (!row) return null;
-    const session: Record<string, unknown> = {};
-    const provider: Record<string, unknown> = {};
-    for (const [column, value] of Object.entries(row)) {
-      if (column.startsWith('p_')) provider[column.slice(2)] = value;
-      else session[column] = value;
-    }
-    return { session: session as unknown as LoginSessionRow, provider: provider.id ? (provider as unknown as LoginProviderRow) : null };
+    return {
+      session: recordOf(row, 'session', SESSION_COLUMN_NAMES) as unknown as LoginSessionRow,
+      provider: row['provider.id'] === null ? null : (recordOf(row, 'provider', PROVIDER_COLUMN_NAMES) as unknown as LoginProviderRow),
+    };
   }
 
   /** Deletes an expired row for the state; null when there was none (never issued, or already used). */

@@ -37,7 +37,7 @@ SELECT org_id, partner_id, provider_id, purpose FROM sso_sessions WHERE state = 
 
 -- SsoLoginRepository.consumeLoginSession.row
 WITH s AS (DELETE FROM sso_sessions WHERE state = $1 AND expires_at > now() RETURNING ${…})
-SELECT s.*, ${…} FROM s LEFT JOIN sso_providers p ON p.id = s.provider_id;
+SELECT ${…}, ${…} FROM s LEFT JOIN sso_providers p ON p.id = s.provider_id;
 
 -- SsoLoginRepository.discardExpiredLoginSession
 DELETE FROM sso_sessions WHERE state = $1 RETURNING ${…};
