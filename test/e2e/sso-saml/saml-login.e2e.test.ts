@@ -3,6 +3,7 @@ import request from 'supertest';
 import { NAMEID_FORMAT_EMAIL, parseSamlXml, SAML_NS } from '../../../src/modules/sso/saml/xml/saml-xml.util';
 import { tenantFixture, uniq } from '../../factories/tenant.factory';
 import { createTestSamlIdp, ParsedAuthnRequest, TestSamlIdp } from '../../support/idp/saml-idp';
+import { recordPgMessages } from '../../support/pg-messages';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 import { auditOf, exchange, exchangeCodeOf, mintedThrough, verifyDomain } from '../sso-login/sso-login.kit';
 import { ACS_URL, editedResponseFor, insertSamlProvider, lastRejection, postAcs, samlRoundTrip, spEntityIdOf, startSamlLogin } from './saml.kit';
@@ -68,6 +69,13 @@ describe('SAML sign-in with a signing test IdP', () => {
       expect(session).toEqual({ nonce: started.request!.id, redirect_url: '/devices', generation: 1, purpose: 'login', provider_id: orgProvider, ttl: 600 });
       const cached = await ownerQuery(`SELECT org_id, provider_id FROM saml_request_cache WHERE request_id = $1`, [started.request!.id]);
       expect(cached).toEqual([{ org_id: ids.orgA, provider_id: orgProvider }]);
+    });
+
+    it('reads its provider as a one-message lookup and records the round trip in one transaction', async () => {
+      const pg = recordPgMessages(t.app);
+      const messages = await pg.during(async () => expect((await startSamlLogin(t, orgLogin())).status).toBe(302));
+      expect(messages.filter((m) => m.startsWith('BEGIN'))).toHaveLength(1);
+      expect(messages.length).toBeLessThanOrEqual(5);
     });
 
     it('sends the configured NameID format and ForceAuthn', async () => {

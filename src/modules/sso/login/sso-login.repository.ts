@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DbService } from '../../../infra/database/db.service';
 import type { AttributeMapping, SsoProviderStatus, SsoProviderType } from '../providers/sso-provider.types';
+import type { SamlProviderColumns } from '../saml/saml-provider.util';
 
 /** The provider columns the sign-in flows read. */
 export interface LoginProviderRow {
@@ -182,6 +183,11 @@ const recordOf = (row: Record<string, unknown>, record: string, names: readonly 
 const CONSUMED_SESSION_COLUMNS = aliased('s', 'session', SESSION_COLUMN_NAMES);
 const CONSUMED_PROVIDER_COLUMNS = aliased('p', 'provider', PROVIDER_COLUMN_NAMES);
 
+/** The SAML columns of sso_providers (SamlProviderColumns), read with the provider by the SAML start. */
+const SAML_COLUMN_NAMES = ['entity_id', 'sso_url', 'certificate', 'name_id_format', 'force_authn'] as const;
+
+const PROVIDER_AND_SAML_COLUMNS = `${CONSUMED_PROVIDER_COLUMNS}, ${aliased('p', 'saml', SAML_COLUMN_NAMES)}`;
+
 /**
  * Tables of the sign-in flows. Public routes have no tenant yet, so callers run these in a
  * named system context; the link routes run them in the signed-in user's context where noted.
@@ -192,17 +198,33 @@ export class SsoLoginRepository {
 
   /** Spec 1.1.3 and 1.6.3: the oldest active provider by creation time, ties by id, of an active tenant. */
   oldestActiveProvider(owner: ProviderOwner): Promise<LoginProviderRow | null> {
+    return this.oldestActive<LoginProviderRow>(owner, PROVIDER_COLUMNS);
+  }
+
+  /**
+   * The oldest active provider with its SAML columns (null for an OIDC provider), in one statement:
+   * what the SAML start reads, as a one-message lookup.
+   */
+  async oldestActiveProviderWithSaml(owner: ProviderOwner): Promise<{ provider: LoginProviderRow; saml: SamlProviderColumns | null } | null> {
+    const row = await this.oldestActive<Record<string, unknown>>(owner, PROVIDER_AND_SAML_COLUMNS);
+    if (!row) return null;
+    const provider = recordOf(row, 'provider', PROVIDER_COLUMN_NAMES) as unknown as LoginProviderRow;
+    return { provider, saml: provider.type === 'saml' ? (recordOf(row, 'saml', SAML_COLUMN_NAMES) as unknown as SamlProviderColumns) : null };
+  }
+
+  /** `columns` of the oldest active provider of `owner` (`p`). */
+  private oldestActive<T>(owner: ProviderOwner, columns: string): Promise<T | null> {
     return owner.orgId
-      ? this.db.one<LoginProviderRow>(
-          `SELECT ${PROVIDER_COLUMNS} FROM sso_providers p
+      ? this.db.one<T>(
+          `SELECT ${columns} FROM sso_providers p
             WHERE p.org_id = $1 AND p.status = 'active'
               AND EXISTS (SELECT 1 FROM organizations o JOIN partners pa ON pa.id = o.partner_id
                            WHERE o.id = p.org_id AND o.status = 'active' AND pa.status = 'active')
             ORDER BY p.created_at, p.id LIMIT 1`,
           [owner.orgId],
         )
-      : this.db.one<LoginProviderRow>(
-          `SELECT ${PROVIDER_COLUMNS} FROM sso_providers p
+      : this.db.one<T>(
+          `SELECT ${columns} FROM sso_providers p
             WHERE p.partner_id = $1 AND p.status = 'active'
               AND EXISTS (SELECT 1 FROM partners pa WHERE pa.id = p.partner_id AND pa.status = 'active')
             ORDER BY p.created_at, p.id LIMIT 1`,

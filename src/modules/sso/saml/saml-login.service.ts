@@ -43,13 +43,11 @@ export class SamlLoginService {
   }
 
   async start(owner: ProviderOwner, redirect: unknown): Promise<StartedSignIn> {
-    const found = await this.tx.withSystemContext('a public SAML login start finds the login provider of a tenant', async () => {
-      const provider = await this.loginSessions.oldestActiveProvider(owner);
-      const columns = provider?.type === 'saml' ? await this.repo.samlColumns(provider.id) : null;
-      return provider ? { provider, columns } : null;
-    });
+    const found = await this.tx.withSystemLookup('a public SAML login start finds the login provider of a tenant', () =>
+      this.loginSessions.oldestActiveProviderWithSaml(owner),
+    );
     if (!found) throw SsoLoginErrors.noActiveProvider(owner.orgId ? 'organization' : 'partner');
-    const { provider, columns } = found;
+    const { provider, saml: columns } = found;
     if (provider.type !== 'saml' || !columns) throw SamlErrors.oidcProvider(loginPathFor('oidc', owner));
     const configured = samlSettings(columns);
     if ('missing' in configured) throw SsoLoginErrors.incompleteProvider(configured.missing);

@@ -19,6 +19,11 @@ export class LoginSessionService {
     return this.repo.oldestActiveProvider(owner);
   }
 
+  /** The same provider with its SAML columns, in one statement (the SAML start). */
+  oldestActiveProviderWithSaml(owner: ProviderOwner): ReturnType<SsoLoginRepository['oldestActiveProviderWithSaml']> {
+    return this.repo.oldestActiveProviderWithSaml(owner);
+  }
+
   /**
    * Records the login session of a start (bound to the provider's generation). Expired ones are
    * removed by the periodic clean-up (SsoStateCleanupJob); consuming one checks its expiry.
