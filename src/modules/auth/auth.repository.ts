@@ -55,20 +55,32 @@ export class AuthRepository {
     );
   }
 
-  async createSession(s: {
-    userId: string;
-    scope: string;
-    orgId: string | null;
-    partnerId: string | null;
-    mfa: boolean;
-    authMethod: 'password' | 'sso';
-    ssoProviderId?: string | null;
-    ttlSeconds: number;
-  }): Promise<string> {
+  /**
+   * A new session and its first refresh token, in one statement (a data-modifying CTE): the
+   * token's foreign key is checked at the end of the statement, when the session row exists.
+   */
+  async createSession(
+    s: {
+      userId: string;
+      scope: string;
+      orgId: string | null;
+      partnerId: string | null;
+      mfa: boolean;
+      authMethod: 'password' | 'sso';
+      ssoProviderId?: string | null;
+      ttlSeconds: number;
+    },
+    refreshToken: { hash: string; ttlSeconds: number },
+  ): Promise<string> {
     const row = await this.db.one<{ id: string }>(
-      `INSERT INTO sessions (user_id, scope, org_id, partner_id, mfa, auth_method, sso_provider_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING id`,
-      [s.userId, s.scope, s.orgId, s.partnerId, s.mfa, s.authMethod, s.ssoProviderId ?? null, s.ttlSeconds],
+      `WITH s AS (
+         INSERT INTO sessions (user_id, scope, org_id, partner_id, mfa, auth_method, sso_provider_id, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING id, user_id
+       )
+       INSERT INTO refresh_tokens (session_id, user_id, token_hash, expires_at)
+       SELECT s.id, s.user_id, $9, now() + make_interval(secs => $10) FROM s
+       RETURNING session_id AS id`,
+      [s.userId, s.scope, s.orgId, s.partnerId, s.mfa, s.authMethod, s.ssoProviderId ?? null, s.ttlSeconds, refreshToken.hash, refreshToken.ttlSeconds],
     );
     return row!.id;
   }

@@ -14,6 +14,10 @@ export interface NewSession {
   ssoProviderId?: string | null;
 }
 
+type SessionClaims = Pick<NewSession, 'userId' | 'scope' | 'orgId' | 'partnerId' | 'mfa'>;
+
+const newRefreshToken = (): string => `rt_${randomToken(32)}`;
+
 export interface OpenedSession {
   sessionId: string;
   pair: TokenPairDto;
@@ -30,15 +34,24 @@ export class SessionService {
     private readonly tokens: TokenService,
   ) {}
 
-  /** The new session's id with its first token pair, so the caller can refer to the session without reading its own token. */
+  /**
+   * The new session's id with its first token pair, so the caller can refer to the session without
+   * reading its own token. The session and its refresh token are written in one statement.
+   */
   async open(s: NewSession): Promise<OpenedSession> {
-    const sessionId = await this.repo.createSession({ ...s, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
-    return { sessionId, pair: await this.pair(sessionId, s) };
+    const refreshToken = newRefreshToken();
+    const sessionId = await this.repo.createSession({ ...s, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS }, { hash: tokenHash(refreshToken), ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
+    return { sessionId, pair: await this.signed(sessionId, s, refreshToken) };
   }
 
-  async pair(sessionId: string, s: Pick<NewSession, 'userId' | 'scope' | 'orgId' | 'partnerId' | 'mfa'>): Promise<TokenPairDto> {
-    const refreshToken = `rt_${randomToken(32)}`;
+  /** A further token pair of a live session (refresh rotation). */
+  async pair(sessionId: string, s: SessionClaims): Promise<TokenPairDto> {
+    const refreshToken = newRefreshToken();
     await this.repo.insertRefreshToken(sessionId, s.userId, tokenHash(refreshToken), REFRESH_TOKEN_TTL_SECONDS);
+    return this.signed(sessionId, s, refreshToken);
+  }
+
+  private async signed(sessionId: string, s: SessionClaims, refreshToken: string): Promise<TokenPairDto> {
     const accessToken = await this.tokens.signAccess({ sub: s.userId, sid: sessionId, scope: s.scope, orgId: s.orgId, partnerId: s.partnerId, mfa: s.mfa });
     return { accessToken, refreshToken, expiresInSeconds: ACCESS_TOKEN_TTL_SECONDS };
   }

@@ -47,18 +47,26 @@ describe('round trips to PostgreSQL per OIDC sign-in', () => {
 
   const transactionsOf = (messages: string[]) => messages.filter((m) => m.startsWith('BEGIN')).length;
 
-  it('provisions a first-time user (JIT) in at most 25 messages and 4 transactions', async () => {
+  it('provisions a first-time user (JIT) in at most 24 messages and 4 transactions', async () => {
     await op.setAccount('round-trips-jit', { email: `round-trips@${domain}`, email_verified: true, name: 'Round Trips' });
     await op.loginAs('round-trips-jit');
     const messages = await signInMessages();
-    expect(messages.length).toBeLessThanOrEqual(25);
+    expect(messages.length).toBeLessThanOrEqual(24);
     expect(transactionsOf(messages)).toBeLessThanOrEqual(4);
   });
 
-  it('signs in a user through their linked identity in at most 18 messages and 4 transactions', async () => {
+  it('signs in a user through their linked identity in at most 17 messages and 4 transactions', async () => {
     await op.loginAs('round-trips-jit');
     const messages = await signInMessages();
-    expect(messages.length).toBeLessThanOrEqual(18);
+    expect(messages.length).toBeLessThanOrEqual(17);
     expect(transactionsOf(messages)).toBeLessThanOrEqual(4);
+  });
+
+  it('writes the session and its first refresh token in one statement', async () => {
+    await op.loginAs('round-trips-jit');
+    const messages = await signInMessages();
+    const mints = messages.filter((m) => /INSERT INTO (sessions|refresh_tokens)\b/.test(m));
+    expect(mints).toHaveLength(1);
+    expect(mints[0]).toMatch(/INSERT INTO sessions\b[\s\S]*INSERT INTO refresh_tokens\b/);
   });
 });

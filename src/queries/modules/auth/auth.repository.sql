@@ -18,8 +18,13 @@ SELECT * FROM (
 ) s ORDER BY rank, created_at LIMIT 1;
 
 -- AuthRepository.createSession.row
-INSERT INTO sessions (user_id, scope, org_id, partner_id, mfa, auth_method, sso_provider_id, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING id;
+WITH s AS (
+  INSERT INTO sessions (user_id, scope, org_id, partner_id, mfa, auth_method, sso_provider_id, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING id, user_id
+)
+INSERT INTO refresh_tokens (session_id, user_id, token_hash, expires_at)
+SELECT s.id, s.user_id, $9, now() + make_interval(secs => $10) FROM s
+RETURNING session_id AS id;
 
 -- AuthRepository.insertRefreshToken
 INSERT INTO refresh_tokens (session_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4));
