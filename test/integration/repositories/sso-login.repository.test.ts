@@ -104,4 +104,25 @@ describe('SSO login sessions', () => {
       expect((await m.owner.query(`SELECT count(*)::int AS n FROM sso_sessions WHERE state = $1`, [s.state])).rows[0].n).toBe(1);
     });
   });
+
+  describe('SsoLoginRepository.oldestActiveProviderWithSaml', () => {
+    it('answers the oldest active provider with its SAML columns, none for an OIDC provider, and nothing once the provider is inactive', async () => {
+      const oidc = await m.systemLookup(() => logins.oldestActiveProviderWithSaml({ orgId: t.orgA }));
+      expect(oidc).toEqual({ provider: await m.systemLookup(() => logins.oldestActiveProvider({ orgId: t.orgA })), saml: null });
+      expect(oidc!.provider.id).toBe(providerId);
+
+      const saml = randomUUID();
+      await m.owner.query(
+        `INSERT INTO sso_providers (id, partner_id, name, type, status, auto_provision, entity_id, sso_url, certificate, force_authn)
+         VALUES ($1, $2, 'SAML ' || $3, 'saml', 'active', false, 'urn:idp', 'https://idp.example/sso', 'PEM', true)`,
+        [saml, t.partnerQ, t.label],
+      );
+      expect(await m.systemLookup(() => logins.oldestActiveProviderWithSaml({ partnerId: t.partnerQ }))).toEqual({
+        provider: expect.objectContaining({ id: saml, partner_id: t.partnerQ, type: 'saml', created_at: expect.any(Date) }),
+        saml: { entity_id: 'urn:idp', sso_url: 'https://idp.example/sso', certificate: 'PEM', name_id_format: null, force_authn: true },
+      });
+      await m.owner.query(`UPDATE sso_providers SET status = 'inactive' WHERE id = $1`, [saml]);
+      expect(await m.systemLookup(() => logins.oldestActiveProviderWithSaml({ partnerId: t.partnerQ }))).toBeNull();
+    });
+  });
 });
