@@ -8,6 +8,7 @@ import { ContactService } from './contacts/contact.service';
 import { CustomFieldBatchRepository } from './custom-fields/custom-field-batch.repository';
 import { CustomFieldController } from './custom-fields/custom-field.controller';
 import { CustomFieldEntity } from './custom-fields/custom-field.entity';
+import { CustomFieldValueEntity } from './custom-fields/custom-field-value.entity';
 import { CustomFieldRepository } from './custom-fields/custom-field.repository';
 import { CustomFieldValueService } from './custom-fields/custom-field-value.service';
 import { CustomFieldService } from './custom-fields/custom-field.service';
@@ -20,7 +21,7 @@ import { ScriptService } from './scripts/script.service';
 
 /** Contacts, custom fields and scripts: the content of the tenancy hierarchy (spec 2.10). */
 @Module({
-  imports: [TypeOrmModule.forFeature([ContactEntity, CustomFieldEntity, ScriptEntity])],
+  imports: [TypeOrmModule.forFeature([ContactEntity, CustomFieldEntity, CustomFieldValueEntity, ScriptEntity])],
   controllers: [ContactController, CustomFieldController, DeviceCustomFieldController, ScriptController],
   providers: [ContactService, ContactRepository, CustomFieldService, CustomFieldValueService, CustomFieldRepository, ScriptService, ScriptRepository,
     ContactBatchRepository, CustomFieldBatchRepository, ScriptBatchRepository],

@@ -7,11 +7,12 @@ import { ContentErrors } from '../content.errors';
 import { checkValue } from './custom-field-value.util';
 import { CustomFieldErrors } from './custom-field.errors';
 import type { DeviceCustomFieldValueDto, DeviceCustomFieldValueResponseDto, DeviceCustomFieldValuesDto } from './custom-field.dto';
-import { CustomFieldRepository, CustomFieldValueRow, DeviceRef } from './custom-field.repository';
+import type { CustomFieldValueWithDefinition } from './custom-field-value.entity';
+import { CustomFieldRepository, DeviceRef } from './custom-field.repository';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 
-function toValueDto(r: CustomFieldValueRow): DeviceCustomFieldValueDto {
-  return { definitionId: r.definition_id, key: r.key, name: r.name, type: r.type, value: r.value, updatedAt: r.updated_at.toISOString() };
+function toValueDto(v: CustomFieldValueWithDefinition): DeviceCustomFieldValueDto {
+  return { definitionId: v.definitionId, key: v.definition.key, name: v.definition.name, type: v.definition.type, value: v.value, updatedAt: v.updatedAt.toISOString() };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { CustomFieldType, CustomFieldValidation } from './custom-field-valu
  * custom_field_definitions (migration 1763700400000): a field owned partner-wide (partnerId) or by
  * one organization (orgId); exactly one is set. Select types carry options (a CHECK). Written only
  * by the custom-field repositories (CustomFieldRepository, and CustomFieldBatchRepository for the
- * importer). Device values (custom_field_values) stay SQL: see CustomFieldRepository.
+ * importer). Device values are CustomFieldValueEntity.
  */
 @Entity({ name: 'custom_field_definitions' })
 export class CustomFieldEntity extends IdTimestampedEntity {

@@ -1,19 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Repository } from 'typeorm';
 import { DbService } from '../../../infra/database/db.service';
-import type { CustomFieldType, CustomFieldValue } from './custom-field-value.util';
+import type { CustomFieldValue } from './custom-field-value.util';
+import { CustomFieldValueEntity, type CustomFieldValueWithDefinition } from './custom-field-value.entity';
 import { CustomFieldEntity } from './custom-field.entity';
 
 export type NewCustomField = Pick<CustomFieldEntity, 'partnerId' | 'orgId' | 'key' | 'name' | 'description' | 'type' | 'options' | 'validation'>;
-
-export interface CustomFieldValueRow {
-  definition_id: string;
-  key: string;
-  name: string;
-  type: CustomFieldType;
-  value: CustomFieldValue;
-  updated_at: Date;
-}
 
 export interface DeviceRef {
   id: string;
@@ -26,10 +18,9 @@ export interface DeviceRef {
 const USES_FIELD = `g.kind = 'dynamic' AND jsonb_path_exists(g.filter, '$.** ? (@.customField == $id)', jsonb_build_object('id', $1::text))`;
 
 /**
- * Definitions are entities, written through the request's transaction (DbService.repo). The checks that
- * search other tables (key clashes across the partner, options in use by device values, dynamic
- * groups filtering on a field with a JSON path) and the device values, whose upsert writes only a
- * changed value, stay SQL.
+ * Definitions and device values are entities, written through the request's transaction
+ * (DbService.repo). The checks that search other tables (key clashes across the partner, options in
+ * use by device values, dynamic groups filtering on a field with a JSON path) stay SQL.
  */
 @Injectable()
 export class CustomFieldRepository {
@@ -37,6 +28,10 @@ export class CustomFieldRepository {
 
   private repo(): Promise<Repository<CustomFieldEntity>> {
     return this.db.repo(CustomFieldEntity);
+  }
+
+  private values$(): Promise<Repository<CustomFieldValueEntity>> {
+    return this.db.repo(CustomFieldValueEntity);
   }
 
   /** `orgId`: the fields that apply to it (partner-wide ones of its partner and its own). A query builder, for the owner test through the organization. */
@@ -84,7 +79,10 @@ export class CustomFieldRepository {
     return (await (await this.repo()).delete({ id })).affected ?? 0;
   }
 
-  /** Options among `options` that some device value still uses (system context: every organization). */
+  /**
+   * Options among `options` that some device value still uses (system context: every organization).
+   * SQL: a set of candidate options tested with jsonb equality and containment.
+   */
   async optionsInUse(id: string, options: string[]): Promise<string[]> {
     if (!options.length) return [];
     const rows = await this.db.rows<{ option: string }>(
@@ -113,8 +111,9 @@ export class CustomFieldRepository {
     return rows.map((r) => r.id);
   }
 
-  countValues(id: string): Promise<{ n: string } | null> {
-    return this.db.one<{ n: string }>(`SELECT count(*) AS n FROM custom_field_values WHERE definition_id = $1`, [id]);
+  /** How many device values the field has (system context: every organization). */
+  async countValues(id: string): Promise<number> {
+    return (await this.values$()).countBy({ definitionId: id });
   }
 
   device(id: string): Promise<DeviceRef | null> {
@@ -124,26 +123,28 @@ export class CustomFieldRepository {
     );
   }
 
-  values(orgId: string, deviceId: string, definitionId?: string): Promise<CustomFieldValueRow[]> {
-    return this.db.rows<CustomFieldValueRow>(
-      `SELECT v.definition_id, d.key, d.name, d.type, v.value, v.updated_at
-         FROM custom_field_values v JOIN custom_field_definitions d ON d.id = v.definition_id
-        WHERE v.org_id = $1 AND v.device_id = $2 AND ($3::uuid IS NULL OR v.definition_id = $3)
-        ORDER BY d.key, v.definition_id`,
-      [orgId, deviceId, definitionId ?? null],
-    );
+  /** A device's values with their definitions, by key. Inner join: a value shows only with a definition the caller sees. */
+  async values(orgId: string, deviceId: string, definitionId?: string): Promise<CustomFieldValueWithDefinition[]> {
+    const q = (await this.values$()).createQueryBuilder('v').innerJoinAndSelect('v.definition', 'd').where('v.org_id = :orgId AND v.device_id = :deviceId', { orgId, deviceId });
+    if (definitionId) q.andWhere('v.definition_id = :definitionId', { definitionId });
+    return (await q.orderBy('d.key').addOrderBy('v.definition_id').getMany()) as CustomFieldValueWithDefinition[];
   }
 
-  upsertValue(orgId: string, deviceId: string, definitionId: string, value: CustomFieldValue): Promise<number> {
-    return this.db.exec(
-      `INSERT INTO custom_field_values (org_id, device_id, definition_id, value) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (org_id, device_id, definition_id) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
-       WHERE custom_field_values.value IS DISTINCT FROM EXCLUDED.value`,
-      [orgId, deviceId, definitionId, JSON.stringify(value)],
-    );
+  /**
+   * Writes the value; 0 when it was already stored as is (INSERT … ON CONFLICT DO UPDATE … WHERE the
+   * value IS DISTINCT FROM the stored one, updated_at set to its default), so an unchanged value
+   * keeps its updated_at and is not audited. The RETURNING clause answers a row only when it wrote one.
+   */
+  async upsertValue(orgId: string, deviceId: string, definitionId: string, value: CustomFieldValue): Promise<number> {
+    const repo = await this.values$();
+    const { raw } = await repo.upsert(repo.create({ orgId, deviceId, definitionId, value }), {
+      conflictPaths: ['orgId', 'deviceId', 'definitionId'],
+      skipUpdateIfNoValuesChanged: true,
+    });
+    return (raw as unknown[]).length;
   }
 
-  deleteValue(orgId: string, deviceId: string, definitionId: string): Promise<number> {
-    return this.db.exec(`DELETE FROM custom_field_values WHERE org_id = $1 AND device_id = $2 AND definition_id = $3`, [orgId, deviceId, definitionId]);
+  async deleteValue(orgId: string, deviceId: string, definitionId: string): Promise<number> {
+    return (await (await this.values$()).delete({ orgId, deviceId, definitionId })).affected ?? 0;
   }
 }

@@ -103,7 +103,7 @@ export class CustomFieldService {
     // The decision sees every organization; the answer names only the groups the caller can see.
     const { referenced, values } = await this.tx.withSystemContext('groups and values of a partner-wide field live in every organization', async () => ({
       referenced: await this.repo.isUsedByGroups(id),
-      values: Number((await this.repo.countValues(id))?.n ?? 0),
+      values: await this.repo.countValues(id),
     }));
     if (referenced) throw CustomFieldErrors.inUseByGroups(await this.repo.visibleGroupsUsing(id, principal.allowedSiteIds));
     await this.repo.delete(id);

@@ -16,22 +16,5 @@ SELECT 1 FROM device_groups g WHERE ${…} LIMIT 1;
 -- CustomFieldRepository.visibleGroupsUsing.rows
 SELECT g.id FROM device_groups g WHERE ${…} AND ($2::uuid[] IS NULL OR g.site_id = ANY ($2)) ORDER BY g.id;
 
--- CustomFieldRepository.countValues
-SELECT count(*) AS n FROM custom_field_values WHERE definition_id = $1;
-
 -- CustomFieldRepository.device
 SELECT d.id, d.org_id, d.site_id, o.partner_id FROM devices d JOIN organizations o ON o.id = d.org_id WHERE d.id = $1;
-
--- CustomFieldRepository.values
-SELECT v.definition_id, d.key, d.name, d.type, v.value, v.updated_at
- FROM custom_field_values v JOIN custom_field_definitions d ON d.id = v.definition_id
-WHERE v.org_id = $1 AND v.device_id = $2 AND ($3::uuid IS NULL OR v.definition_id = $3)
-ORDER BY d.key, v.definition_id;
-
--- CustomFieldRepository.upsertValue
-INSERT INTO custom_field_values (org_id, device_id, definition_id, value) VALUES ($1, $2, $3, $4::jsonb)
-ON CONFLICT (org_id, device_id, definition_id) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
-WHERE custom_field_values.value IS DISTINCT FROM EXCLUDED.value;
-
--- CustomFieldRepository.deleteValue
-DELETE FROM custom_field_values WHERE org_id = $1 AND device_id = $2 AND definition_id = $3;
