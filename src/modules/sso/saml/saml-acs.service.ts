@@ -80,8 +80,8 @@ export class SamlAcsService implements SignInProtocol<AcsForm, SamlSettings, Sam
   }
 
   private async requiresEncryption(providerId: string): Promise<boolean> {
-    const settings = await this.tx.withSystemContext('the SAML ACS reads whether its provider requires encrypted assertions', () => this.keysRepo.settings(providerId));
-    return settings?.require_encrypted_assertions ?? false;
+    const settings = await this.tx.withSystemContext('the SAML ACS reads whether its provider requires encrypted assertions', () => this.keysRepo.signInSettings(providerId));
+    return settings?.requireEncryptedAssertions ?? false;
   }
 
   /** The response checks, then the mapping and the claim safeguards that need no account. */

@@ -170,10 +170,10 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
     // One statement after the other: a transaction's statements run in order on its one connection.
     const { columns, settings } = await this.tx.withSystemContext('SAML single logout reads its provider settings', async () => ({
       columns: await this.repo.samlColumns(providerId),
-      settings: await this.keysRepo.settings(providerId),
+      settings: await this.keysRepo.signInSettings(providerId),
     }));
     const configured = columns && samlSettings(columns);
-    const sloUrl = settings?.idp_slo_url;
+    const sloUrl = settings?.idpSloUrl;
     if (!configured || 'missing' in configured || !sloUrl) return null;
     if (!isAcceptableBrowserUrl(sloUrl, this.config.ssoAllowInsecureLoopbackIdp && !this.config.isProduction)) return null;
     return { settings: configured.settings, sloUrl };

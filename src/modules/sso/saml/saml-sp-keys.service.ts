@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import type { SamlTenant } from './saml.repository';
-import { SamlSpKeysRepository, SpKeyRow } from './saml-sp-keys.repository';
+import type { SamlSpKeyEntity } from './saml-sp-key.entity';
+import { SamlSpKeysRepository, type SamlSpKeyWithPrivateKey } from './saml-sp-keys.repository';
 import { selfSignedCertificate } from './xml/x509-self-signed.util';
 
 /** How long a replaced key stays published and still decrypts (IdPs re-read SP metadata on their own schedule). */
@@ -39,20 +40,21 @@ export class SamlSpKeysService {
 
   /** The published keys, newest (current) first; makes the first one when there is none. System context. */
   async published(tenant: SamlTenant): Promise<SpKey[]> {
-    return (await this.rows(tenant)).map((r) => this.open(r));
+    const rows = await this.withFirstKey(tenant, () => this.repo.publishedKeysWithPrivateKeys(tenant.providerId));
+    return rows.map((r) => this.open(r));
   }
 
-  /** The published certificates alone (the public metadata), newest first; private keys stay sealed. */
+  /** The published certificates alone (the public metadata), newest first; private keys are not even read. */
   async certificates(tenant: SamlTenant): Promise<{ certificatePem: string }[]> {
-    return (await this.rows(tenant)).map((r) => ({ certificatePem: r.certificate }));
+    return (await this.withFirstKey(tenant, () => this.repo.publishedKeys(tenant.providerId))).map((r) => ({ certificatePem: r.certificate }));
   }
 
-  private rows(tenant: SamlTenant): Promise<SpKeyRow[]> {
+  private withFirstKey<K extends Pick<SamlSpKeyEntity, 'retiresAt'>>(tenant: SamlTenant, read: () => Promise<K[]>): Promise<K[]> {
     return this.tx.withSystemContext("the SAML service provider's keys of a provider", async () => {
-      const rows = await this.repo.publishedKeys(tenant.providerId);
-      if (rows.some((r) => r.retires_at === null)) return rows;
+      const rows = await read();
+      if (rows.some((r) => r.retiresAt === null)) return rows;
       await this.repo.insertCurrentKey(tenant, this.newKey());
-      return this.repo.publishedKeys(tenant.providerId);
+      return read();
     });
   }
 
@@ -71,7 +73,7 @@ export class SamlSpKeysService {
 
   /** The published certificates without private keys, for the administrators' view (caller's transaction). */
   async listed(providerId: string): Promise<{ certificate: string; createdAt: Date; retiresAt: Date | null }[]> {
-    return (await this.repo.publishedKeys(providerId)).map((r) => ({ certificate: r.certificate, createdAt: r.created_at, retiresAt: r.retires_at }));
+    return (await this.repo.publishedKeys(providerId)).map((r) => ({ certificate: r.certificate, createdAt: r.createdAt, retiresAt: r.retiresAt }));
   }
 
   private newKey(): { id: string; certificate: string; privateKeySealed: string } {
@@ -80,7 +82,7 @@ export class SamlSpKeysService {
     return { id, certificate: made.certificatePem, privateKeySealed: this.box.encrypt(made.privateKeyPem, privateKeyContext(id)) };
   }
 
-  private open(r: SpKeyRow): SpKey {
-    return { id: r.id, certificatePem: r.certificate, privateKeyPem: this.box.decrypt(r.private_key, privateKeyContext(r.id)), createdAt: r.created_at, retiresAt: r.retires_at };
+  private open(r: SamlSpKeyWithPrivateKey): SpKey {
+    return { id: r.id, certificatePem: r.certificate, privateKeyPem: this.box.decrypt(r.privateKey, privateKeyContext(r.id)), createdAt: r.createdAt, retiresAt: r.retiresAt };
   }
 }

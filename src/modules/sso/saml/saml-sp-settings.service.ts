@@ -31,12 +31,12 @@ export class SamlSpSettingsService {
 
   async update(principal: Principal, providerId: string, dto: UpdateSamlSpSettingsDto): Promise<SamlSpSettingsDto> {
     const tenant = await this.writable(principal, providerId);
-    const current = (await this.repo.settings(providerId)) ?? { idp_slo_url: null, require_encrypted_assertions: false };
+    const current = (await this.repo.settings(providerId)) ?? { idpSloUrl: null, requireEncryptedAssertions: false };
     const next = {
-      idp_slo_url: dto.idpSloUrl === undefined ? current.idp_slo_url : dto.idpSloUrl,
-      require_encrypted_assertions: dto.requireEncryptedAssertions ?? current.require_encrypted_assertions,
+      idpSloUrl: dto.idpSloUrl === undefined ? current.idpSloUrl : dto.idpSloUrl,
+      requireEncryptedAssertions: dto.requireEncryptedAssertions ?? current.requireEncryptedAssertions,
     };
-    if (next.idp_slo_url !== null && !isAcceptableBrowserUrl(next.idp_slo_url, this.config.ssoAllowInsecureLoopbackIdp && !this.config.isProduction)) {
+    if (next.idpSloUrl !== null && !isAcceptableBrowserUrl(next.idpSloUrl, this.config.ssoAllowInsecureLoopbackIdp && !this.config.isProduction)) {
       throw SamlErrors.sloUrlUnacceptable();
     }
     await this.repo.saveSettings(tenant, next, principal.userId);
@@ -46,7 +46,7 @@ export class SamlSpSettingsService {
       partnerId: tenant.partnerId,
       resourceType: 'sso_provider',
       resourceId: providerId,
-      details: { idpSloUrl: next.idp_slo_url, requireEncryptedAssertions: next.require_encrypted_assertions },
+      details: { idpSloUrl: next.idpSloUrl, requireEncryptedAssertions: next.requireEncryptedAssertions },
     });
     return this.view(providerId);
   }
@@ -76,8 +76,8 @@ export class SamlSpSettingsService {
     const keys = await this.keys.listed(providerId);
     return {
       providerId,
-      idpSloUrl: settings?.idp_slo_url ?? null,
-      requireEncryptedAssertions: settings?.require_encrypted_assertions ?? false,
+      idpSloUrl: settings?.idpSloUrl ?? null,
+      requireEncryptedAssertions: settings?.requireEncryptedAssertions ?? false,
       metadataUrl: `${this.config.publicUrl}${SAML_METADATA_PATH}/${providerId}`,
       singleLogoutUrl: this.sp.sloUrl(providerId),
       keys: keys.map((k) => ({ certificate: k.certificate, createdAt: k.createdAt.toISOString(), retiresAt: k.retiresAt?.toISOString() ?? null })),

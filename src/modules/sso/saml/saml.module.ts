@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../../../infra/jobs/jobs.module';
 import { SsoLoginModule } from '../login/sso-login.module';
 import { SamlAcsService } from './saml-acs.service';
@@ -8,7 +9,9 @@ import { SamlSpService } from './saml-sp.service';
 import { SamlController } from './saml.controller';
 import { SamlLogoutService } from './saml-logout.service';
 import { SamlSpKeysService } from './saml-sp-keys.service';
+import { SamlSpKeyEntity } from './saml-sp-key.entity';
 import { SamlSpKeysRepository } from './saml-sp-keys.repository';
+import { SamlSpSettingsEntity } from './saml-sp-settings.entity';
 import { SamlSpSettingsController } from './saml-sp-settings.controller';
 import { SamlSpSettingsService } from './saml-sp-settings.service';
 import { SamlRepository } from './saml.repository';
@@ -20,7 +23,7 @@ import { SsoStateCleanupJob } from './sso-state-cleanup.job';
  * module's login sessions, account resolution, exchange codes and audit.
  */
 @Module({
-  imports: [SsoLoginModule, JobsModule],
+  imports: [SsoLoginModule, JobsModule, TypeOrmModule.forFeature([SamlSpKeyEntity, SamlSpSettingsEntity])],
   controllers: [SamlController, SamlSpSettingsController],
   providers: [
     SamlRepository,
