@@ -54,6 +54,7 @@ export class GroupRoleApplier {
   ) {}
 
   async apply(scope: MappingScope, userId: string, groups: readonly string[], options: ApplyOptions = {}): Promise<AppliedRole> {
+    // SQL, not GroupRoleMappingEntity: read at every SSO sign-in and SCIM push, joined with the roles' permissions in one statement.
     const mappings = await this.db.rows<MappingRow>(
       `SELECT g.idp_group, g.role_id, g.site_ids, g.set_by, r.permissions
          FROM group_role_mappings g JOIN roles r ON r.id = g.role_id

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { Repository } from 'typeorm';
 import { DbService } from '../../infra/database/db.service';
+import { GroupRoleMappingEntity } from './group-role-mapping.entity';
 
 export interface ScimConnectionRow {
   id: string;
@@ -24,14 +26,6 @@ export interface RoleRow {
   permissions: string[];
 }
 
-export interface MappingRow {
-  id: string;
-  idp_group: string;
-  role_id: string;
-  site_ids: string[] | null;
-  set_by: string | null;
-}
-
 export interface MappingOwner {
   orgId: string | null;
   partnerId: string | null;
@@ -41,7 +35,11 @@ export interface MappingOwner {
 
 const COLUMNS = `id, org_id, partner_id, name, token_prefix, default_role_id, acting_user_id, created_by, created_at, rotated_at, revoked_at, last_used_at`;
 
-/** SCIM connections and group mappings, always through the request's transaction (row-level security). */
+/**
+ * SCIM connections and group mappings, always through the request's transaction (row-level
+ * security). Mappings are entities (DbService.repo); connections stay SQL (the token lookup that
+ * resolves a SCIM caller is principal resolution, ScimConnectionLookupRepository).
+ */
 @Injectable()
 export class ScimConnectionRepository {
   constructor(private readonly db: DbService) {}
@@ -95,22 +93,35 @@ export class ScimConnectionRepository {
     return this.db.one(`SELECT id, org_id, partner_id FROM sso_providers WHERE id = $1`, [id]);
   }
 
-  mappings(owner: MappingOwner): Promise<MappingRow[]> {
-    return owner.providerId
-      ? this.db.rows(`SELECT id, idp_group, role_id, site_ids, set_by FROM group_role_mappings WHERE provider_id = $1 ORDER BY position`, [owner.providerId])
-      : this.db.rows(`SELECT id, idp_group, role_id, site_ids, set_by FROM group_role_mappings WHERE connection_id = $1 ORDER BY position`, [owner.connectionId]);
+  private mappingRepo(): Promise<Repository<GroupRoleMappingEntity>> {
+    return this.db.repo(GroupRoleMappingEntity);
   }
 
+  /** The provider's or the connection's mappings, in list order. */
+  async mappings(owner: MappingOwner): Promise<GroupRoleMappingEntity[]> {
+    const where = owner.providerId ? { providerId: owner.providerId } : { connectionId: owner.connectionId };
+    return (await this.mappingRepo()).find({ where, order: { position: 'ASC' } });
+  }
+
+  /** Replaces the list: deletes the owner's mappings, then inserts `rows` in one statement, positions from 0. */
   async replaceMappings(owner: MappingOwner, rows: { group: string; roleId: string; siteIds: string[] | null }[], setBy: string): Promise<void> {
-    if (owner.providerId) await this.db.exec(`DELETE FROM group_role_mappings WHERE provider_id = $1`, [owner.providerId]);
-    else await this.db.exec(`DELETE FROM group_role_mappings WHERE connection_id = $1`, [owner.connectionId]);
+    const repo = await this.mappingRepo();
+    await repo.delete(owner.providerId ? { providerId: owner.providerId } : { connectionId: owner.connectionId });
     if (rows.length === 0) return;
-    await this.db.exec(
-      `INSERT INTO group_role_mappings (org_id, partner_id, provider_id, connection_id, position, idp_group, role_id, site_ids, set_by)
-       SELECT $1, $2, $3, $4, g.position - 1, g.idp_group, g.role_id, CASE WHEN g.site_ids = 'null'::jsonb THEN NULL
-              ELSE ARRAY(SELECT jsonb_array_elements_text(g.site_ids)::uuid) END, $8
-         FROM unnest($5::text[], $6::uuid[], $7::jsonb[]) WITH ORDINALITY AS g(idp_group, role_id, site_ids, position)`,
-      [owner.orgId, owner.orgId ? null : owner.partnerId, owner.providerId ?? null, owner.connectionId ?? null, rows.map((r) => r.group), rows.map((r) => r.roleId), rows.map((r) => JSON.stringify(r.siteIds)), setBy],
+    await repo.insert(
+      rows.map((r, position) =>
+        repo.create({
+          orgId: owner.orgId,
+          partnerId: owner.orgId ? null : owner.partnerId,
+          providerId: owner.providerId ?? null,
+          connectionId: owner.connectionId ?? null,
+          position,
+          idpGroup: r.group,
+          roleId: r.roleId,
+          siteIds: r.siteIds,
+          setBy,
+        }),
+      ),
     );
   }
 }

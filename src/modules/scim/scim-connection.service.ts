@@ -147,7 +147,7 @@ export class ScimConnectionService {
 
   private async mappingList(owner: MappingOwner): Promise<GroupRoleMappingListDto> {
     const rows = await this.repo.mappings(owner);
-    return { success: true, mappings: rows.map((r) => ({ group: r.idp_group, roleId: r.role_id, siteIds: r.site_ids, setBy: r.set_by })) };
+    return { success: true, mappings: rows.map((r) => ({ group: r.idpGroup, roleId: r.roleId, siteIds: r.siteIds, setBy: r.setBy })) };
   }
 
   /** The delegation rule of default roles: a role of the owner, of its scope, whose every permission the caller holds. */

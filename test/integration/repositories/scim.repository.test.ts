@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
+import { GroupRoleMappingEntity } from '../../../src/modules/scim/group-role-mapping.entity';
 import { ScimConnectionRepository } from '../../../src/modules/scim/scim-connection.repository';
 import { scimFilterToSql } from '../../../src/modules/scim/scim-filter';
 import { ScimUserRepository, type ConnectionScope } from '../../../src/modules/scim/scim-user.repository';
@@ -23,7 +24,7 @@ describe('SCIM repositories', () => {
   };
 
   beforeAll(async () => {
-    m = await startMedium([ScimUserRepository, ScimConnectionRepository]);
+    m = await startMedium([ScimUserRepository, ScimConnectionRepository], {}, { entities: [GroupRoleMappingEntity] });
     users = m.get(ScimUserRepository);
     connections = m.get(ScimConnectionRepository);
     t = await seedTenants(m.owner);
@@ -175,7 +176,7 @@ describe('SCIM repositories', () => {
       );
       await m.as(asAdminA(), () => connections.replaceMappings(owner, [{ group: 'Readers', roleId: t.roleReaderA, siteIds: [t.siteA1, t.siteA2] }, { group: 'Admins', roleId: t.roleAdminA, siteIds: null }], t.adminA));
       const mappings = await m.as(asAdminA(), () => connections.mappings(owner));
-      expect(mappings.map((r) => ({ group: r.idp_group, role: r.role_id, sites: r.site_ids, by: r.set_by }))).toEqual([
+      expect(mappings.map((r) => ({ group: r.idpGroup, role: r.roleId, sites: r.siteIds, by: r.setBy }))).toEqual([
         { group: 'Readers', role: t.roleReaderA, sites: [t.siteA1, t.siteA2], by: t.adminA },
         { group: 'Admins', role: t.roleAdminA, sites: null, by: t.adminA },
       ]);

@@ -31,21 +31,3 @@ SELECT id FROM sites WHERE org_id = $1 AND id = ANY($2::uuid[]);
 
 -- ScimConnectionRepository.provider
 SELECT id, org_id, partner_id FROM sso_providers WHERE id = $1;
-
--- ScimConnectionRepository.mappings
-SELECT id, idp_group, role_id, site_ids, set_by FROM group_role_mappings WHERE provider_id = $1 ORDER BY position;
-
--- ScimConnectionRepository.mappings
-SELECT id, idp_group, role_id, site_ids, set_by FROM group_role_mappings WHERE connection_id = $1 ORDER BY position;
-
--- ScimConnectionRepository.replaceMappings
-DELETE FROM group_role_mappings WHERE provider_id = $1;
-
--- ScimConnectionRepository.replaceMappings
-DELETE FROM group_role_mappings WHERE connection_id = $1;
-
--- ScimConnectionRepository.replaceMappings
-INSERT INTO group_role_mappings (org_id, partner_id, provider_id, connection_id, position, idp_group, role_id, site_ids, set_by)
-SELECT $1, $2, $3, $4, g.position - 1, g.idp_group, g.role_id, CASE WHEN g.site_ids = 'null'::jsonb THEN NULL
-       ELSE ARRAY(SELECT jsonb_array_elements_text(g.site_ids)::uuid) END, $8
-  FROM unnest($5::text[], $6::uuid[], $7::jsonb[]) WITH ORDINALITY AS g(idp_group, role_id, site_ids, position);
