@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Client } from 'pg';
 import { compileRule, matchesPrepared, matchesRule, prepareObservation, type PreparedObservation } from '../../../src/modules/pam/rules/engine/rule-engine';
-import { observationFromRow, ruleToSql, type ElevationRequestRow, type SqlRuleInput } from '../../../src/modules/pam/rules/engine/rule-sql.util';
+import { observationFromRow, ruleToSql, type StoredObservationRow, type SqlRuleInput } from '../../../src/modules/pam/rules/engine/rule-sql.util';
 import { NEGATABLE_KEYS, type FlowType, type NegatableKey, type PamRuleDefinition } from '../../../src/modules/pam/rules/engine/rule.types';
 import { previewMatchSql } from '../../../src/modules/pam/rules/preview/preview-sql.util';
 
@@ -98,7 +98,7 @@ const instantArb = fc.oneof(
   fc.tuple(fc.constantFrom(...EDGES), fc.integer({ min: -90, max: 90 })).map(([edge, minutes]) => edge + minutes * 60_000 + 17_000),
 );
 
-interface Row extends ElevationRequestRow {
+interface Row extends StoredObservationRow {
   id: string;
   status: string;
 }

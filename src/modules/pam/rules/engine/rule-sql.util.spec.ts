@@ -1,6 +1,6 @@
 import { compileRule, matchesRule } from './rule-engine';
 import { globToPosixRegex } from './glob.util';
-import { observationFromRow, ruleToSql, type ElevationRequestRow, type SqlRuleInput } from './rule-sql.util';
+import { observationFromRow, ruleToSql, type StoredObservationRow, type SqlRuleInput } from './rule-sql.util';
 
 function sql(criteria: SqlRuleInput, params: unknown[] = []) {
   return { text: ruleToSql(criteria, 'er', params), params };
@@ -133,7 +133,7 @@ describe('ruleToSql', () => {
 });
 
 describe('observationFromRow', () => {
-  const row: ElevationRequestRow = {
+  const row: StoredObservationRow = {
     flow_type: 'uac_intercept',
     site_id: 'aaaaaaaa-0000-4000-8000-000000000000',
     target_executable_signer: 'Acme',

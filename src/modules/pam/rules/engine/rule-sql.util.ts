@@ -117,7 +117,7 @@ function daysOf(mask: number): number[] {
 }
 
 /** A stored elevation request as `ruleToSql` reads it (column names of the table). */
-export interface ElevationRequestRow {
+export interface StoredObservationRow {
   flow_type: FlowType;
   site_id: string | null;
   target_executable_signer: string | null;
@@ -132,7 +132,7 @@ export interface ElevationRequestRow {
 }
 
 /** The observation `matchesRule` must see for a stored row to agree with `ruleToSql`. */
-export function observationFromRow(row: ElevationRequestRow): Observation {
+export function observationFromRow(row: StoredObservationRow): Observation {
   return {
     flowType: row.flow_type,
     siteId: row.site_id,
