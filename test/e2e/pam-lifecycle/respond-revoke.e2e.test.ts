@@ -203,8 +203,10 @@ describe('respond and revoke (spec P3, P4.1, P7)', () => {
         `INSERT INTO pam_approval_requests (org_id, elevation_request_id, approver_user_id, expires_at) VALUES ($1, $2, $3, now() - interval '1 minute')`,
         [w.ids.orgA, pending, w.ids.tech],
       );
-      const expired = await w.t.app.get(ElevationExpiryJob).runOnce();
-      expect(expired).toBeGreaterThanOrEqual(3);
+      // The sweep is global (system context), and this file runs twice at once on the run's database (directly and
+      // through PgBouncer): the other copy's sweep may end these requests first, so the number this call returns is
+      // not checked here (the medium tier checks it, with no other sweeper). What is stored is the same either way.
+      await w.t.app.get(ElevationExpiryJob).runOnce();
       expect((await storedRequest(pending)).status).toBe('expired');
       expect((await storedRequest(approved)).status).toBe('expired');
       expect((await storedRequest(actuating)).status).toBe('expired');
