@@ -194,7 +194,8 @@ describe('respond and revoke (spec P3, P4.1, P7)', () => {
 
   describe('expiry sweeper', () => {
     it('expires pending requests past the TTL and elevations past their window, with events, audit rows and sibling approvals', async () => {
-      const pending = await seedRequest(w, { ageMinutes: 16 });
+      // Seeded young and aged only once its approval exists: another sweep (below) must never end it without that approval.
+      const pending = await seedRequest(w, { ageMinutes: 1 });
       const freshPending = await seedRequest(w, { ageMinutes: 14 });
       const approved = await seedRequest(w, { status: 'approved', expiresInMinutes: -1 });
       const actuating = await seedRequest(w, { status: 'actuating', expiresInMinutes: -1 });
@@ -203,6 +204,7 @@ describe('respond and revoke (spec P3, P4.1, P7)', () => {
         `INSERT INTO pam_approval_requests (org_id, elevation_request_id, approver_user_id, expires_at) VALUES ($1, $2, $3, now() - interval '1 minute')`,
         [w.ids.orgA, pending, w.ids.tech],
       );
+      await ownerQuery(`UPDATE elevation_requests SET requested_at = now() - interval '16 minutes' WHERE id = $1`, [pending]);
       // The sweep is global (system context), and this file runs twice at once on the run's database (directly and
       // through PgBouncer): the other copy's sweep may end these requests first, so the number this call returns is
       // not checked here (the medium tier checks it, with no other sweeper). What is stored is the same either way.
