@@ -78,6 +78,9 @@ interface Outcome {
   affected?: number;
 }
 
+/** How a Tx sends its statements: in a transaction block, each alone, or one alone and no more (see Tx). */
+export type TxMode = 'transaction' | 'each-statement' | 'one-statement';
+
 /** The request-context key of the transaction in progress (see TenantTransactionService). */
 export const CURRENT_TX = 'tenantTx';
 
@@ -297,7 +300,7 @@ export class DbService {
    * A transaction not yet opened, under `scope`: a transaction block (the default), statement by
    * statement, or one statement only (see Tx).
    */
-  newTx(scope: TenantScope, mode: 'transaction' | 'each-statement' | 'one-statement' = 'transaction'): Tx {
+  newTx(scope: TenantScope, mode: TxMode = 'transaction'): Tx {
     return new Tx(this.pool, scope, this.named, mode !== 'transaction', mode === 'one-statement');
   }
 

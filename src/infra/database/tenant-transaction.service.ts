@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RequestContext } from '../context/request-context';
-import { CURRENT_TX, DbService, type Tx } from './db.service';
+import { CURRENT_TX, DbService, type Tx, type TxMode } from './db.service';
 import { NO_SCOPE, SYSTEM_SCOPE, TenantScope } from './tenant-scope';
 
 /**
@@ -27,9 +27,7 @@ export class TenantTransactionService {
 
   /** Runs fn in a new transaction scoped to `scope` (joins the current one if already inside). */
   async run<T>(scope: TenantScope, fn: () => Promise<T>): Promise<T> {
-    const current = this.db.currentTx();
-    if (current) return this.within(current, scope, fn);
-    return this.open(this.db.newTx(scope), fn);
+    return this.enter(scope, 'transaction', fn);
   }
 
   /**
@@ -51,9 +49,7 @@ export class TenantTransactionService {
    */
   async withSystemLookup<T>(reason: string, fn: () => Promise<T>): Promise<T> {
     this.note(reason);
-    const current = this.db.currentTx();
-    if (current) return this.within(current, SYSTEM_SCOPE, fn);
-    return this.open(this.db.newTx(SYSTEM_SCOPE, 'each-statement'), fn);
+    return this.enter(SYSTEM_SCOPE, 'each-statement', fn);
   }
 
   /**
@@ -63,9 +59,13 @@ export class TenantTransactionService {
    * transaction. Inside a transaction it joins it, as run does.
    */
   async runOneStatement<T>(scope: TenantScope, fn: () => Promise<T>): Promise<T> {
+    return this.enter(scope, 'one-statement', fn);
+  }
+
+  /** Joins the current transaction under `scope` (within), or opens a new one in `mode` around fn. */
+  private enter<T>(scope: TenantScope, mode: TxMode, fn: () => Promise<T>): Promise<T> {
     const current = this.db.currentTx();
-    if (current) return this.within(current, scope, fn);
-    return this.open(this.db.newTx(scope, 'one-statement'), fn);
+    return current ? this.within(current, scope, fn) : this.open(this.db.newTx(scope, mode), fn);
   }
 
   /**
