@@ -71,6 +71,16 @@ describe('ApprovalRepository', () => {
       expect(await m.as(orgPrincipal(t.orgA, { userId: t.adminA }), () => repo.fanOut(t.orgB, theirs, TTL))).toEqual({ approvals: 0, pushes: 0 });
       expect(await approvers(theirs)).toEqual([]);
     });
+
+    it('writes nothing when the request id belongs to another organization than the one named, even in system context', async () => {
+      // The request is found by its primary key alone (migration 1763701600000); its organization is checked on the row.
+      const theirs = await insertRequest(m.owner, { orgId: t.orgB, siteId: t.siteB1, deviceId: t.deviceB1 });
+      expect(await m.system(() => repo.fanOut(t.orgA, theirs, TTL))).toEqual({ approvals: 0, pushes: 0 });
+      expect(await approvers(theirs)).toEqual([]);
+      // Named with its own organization, the same request is fanned out.
+      await m.system(() => repo.fanOut(t.orgB, theirs, TTL));
+      expect(await approvers(theirs)).toContain(t.adminB);
+    });
   });
 
   describe('pendingFor, find and decide', () => {

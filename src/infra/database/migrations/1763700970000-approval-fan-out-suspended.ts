@@ -7,8 +7,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * request and pushes a prompt to the phone of someone who has left. A person with another,
  * live, membership that grants the right is still asked through that one.
  */
-function fanOut(skipSuspended: boolean): string {
+export function fanOut(skipSuspended: boolean, requestByPrimaryKey = false): string {
   const live = (alias: string) => (skipSuspended ? ` AND ${alias}.suspended_at IS NULL` : '');
+  // Migration 1763701600000: the request by its primary key alone, its other conditions checked
+  // on the one row (OFFSET 0 keeps them out of the scan; see there why).
+  const request = requestByPrimaryKey ? '(SELECT * FROM elevation_requests WHERE id = p_request OFFSET 0) e' : 'elevation_requests e';
   return `
       CREATE OR REPLACE FUNCTION app_pam_approval_fan_out(p_org uuid, p_request uuid, p_ttl_minutes integer)
         RETURNS TABLE (approvals bigint, pushes bigint)
@@ -18,7 +21,7 @@ function fanOut(skipSuspended: boolean): string {
         RETURN QUERY
         WITH req AS (
                SELECT e.id, e.org_id, e.site_id, e.flow_type, e.subject_user_id, e.requested_at, o.partner_id
-                 FROM elevation_requests e JOIN organizations o ON o.id = e.org_id
+                 FROM ${request} JOIN organizations o ON o.id = e.org_id
                 WHERE e.org_id = p_org AND e.id = p_request AND e.status = 'pending'
              ), grants AS (
                SELECT m.user_id, r.permissions,
