@@ -50,6 +50,17 @@ describe('row-level security catalog', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('reads the request scope once per statement in every read policy, never per row (migration 1763701700000)', async () => {
+    // A scope function called per row parses the caller's whole list of organizations again for every row examined.
+    const { rows } = await owner.query<{ policy: string }>(
+      `SELECT tablename || '.' || policyname AS policy FROM pg_policies
+        WHERE schemaname = 'public' AND cmd IN ('ALL', 'SELECT')
+          AND qual ~ '(app_has_(org|owner|partner|site)_access\\(|(?<!SELECT )app_(is_system|current_user_id|org_ids|partner_ids|site_ids)\\(\\))'
+        ORDER BY 1`,
+    );
+    expect(rows.map((r) => r.policy)).toEqual([]);
+  });
+
   it('serves requests through a role that is neither a superuser nor allowed to bypass row-level security', async () => {
     const { rows } = await app.query<{ rolsuper: boolean; rolbypassrls: boolean }>(`SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`);
     expect(rows).toEqual([{ rolsuper: false, rolbypassrls: false }]);
