@@ -21,4 +21,17 @@ describe('selfSignedCertificate', () => {
     expect(new X509Certificate(a.certificatePem).serialNumber).not.toBe(new X509Certificate(b.certificatePem).serialNumber);
     expect(a.privateKeyPem).not.toBe(b.privateKeyPem);
   });
+
+  it.each([
+    ['starts with a zero octet', '0001020304050607080900010203040506'],
+    ['starts with several zero octets', '000000ff01020304'],
+    ['has its high bit set', 'ff0102030405060708090a0b0c0d0e0f'],
+    ['is zero', '00000000'],
+  ])('writes a serial that %s in the one DER form, so that strict parsers accept the certificate', (_case, hex) => {
+    const serial = Buffer.from(hex, 'hex');
+    const expected = BigInt(`0x${hex}`) === 0n ? 1n : BigInt(`0x${hex}`);
+    const cert = new X509Certificate(selfSignedCertificate('rmm sp', 30, new Date('2026-01-01T00:00:00Z'), serial).certificatePem);
+    expect(BigInt(`0x${cert.serialNumber}`)).toBe(expected);
+    expect(cert.verify(cert.publicKey)).toBe(true);
+  });
 });

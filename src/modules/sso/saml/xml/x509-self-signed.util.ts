@@ -7,14 +7,18 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
  * is built here with a minimal DER encoder rather than a dependency on an X.509 library or the
  * openssl command line.
  */
-export function selfSignedCertificate(commonName: string, validDays: number, now = new Date()): { privateKeyPem: string; certificatePem: string } {
+export function selfSignedCertificate(
+  commonName: string,
+  validDays: number,
+  now = new Date(),
+  serial = randomBytes(16),
+): { privateKeyPem: string; certificatePem: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const sha256WithRsa = seq(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
   const name = seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(commonName, 'utf8')))));
   const notAfter = new Date(now.getTime() + validDays * 86_400_000);
-  // A positive serial of 16 random bytes (RFC 5280 §4.1.2.2: at most 20 octets).
-  const serial = randomBytes(16);
-  serial[0] &= 0x7f;
+  // A positive serial of 16 random bytes (RFC 5280 §4.1.2.2: at most 20 octets), not zero.
+  if (serial.every((b) => b === 0)) serial[serial.length - 1] = 1;
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))),
     integer(serial),
@@ -48,8 +52,16 @@ function tlv(tag: number, content: Buffer): Buffer {
 const seq = (...items: Buffer[]) => tlv(0x30, Buffer.concat(items));
 const set = (...items: Buffer[]) => tlv(0x31, Buffer.concat(items));
 
+/**
+ * A non-negative INTEGER in its one DER form: no leading zero octet unless the next octet's high
+ * bit is set. A random serial starting 0x00 0x01 was written with its zero (1 key in 256), and
+ * OpenSSL 3 rejects such a certificate ("illegal padding").
+ */
 function integer(value: Buffer): Buffer {
-  return tlv(0x02, value[0] & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value);
+  let start = 0;
+  while (start < value.length - 1 && value[start] === 0 && !(value[start + 1] & 0x80)) start++;
+  const minimal = value.subarray(start);
+  return tlv(0x02, minimal[0] & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
 }
 
 function oid(dotted: string): Buffer {
