@@ -31,8 +31,16 @@ describe('OrganizationRepository, SiteRepository and RoleRepository', () => {
     it('lists the organizations the caller reaches by name, and nothing of another partner', async () => {
       const listed = await m.as(asTech(), () => organizations.list());
       expect(listed.map((o) => o.id)).toEqual([t.orgA, t.orgA2]);
-      expect(listed[0]).toEqual({ id: t.orgA, partnerId: t.partnerP, name: `Org A ${t.label}`, status: 'active', createdAt: expect.any(Date), updatedAt: expect.any(Date) });
+      expect(listed[0]).toEqual({ id: t.orgA, partnerId: t.partnerP, name: `Org A ${t.label}`, status: 'active', createdAt: expect.any(String), updatedAt: expect.any(String) });
       expect(await m.as(asTech(), () => organizations.find(t.orgB))).toBeNull();
+    });
+
+    it('lists timestamps exactly as Date.toISOString writes the stored value: UTC, milliseconds truncated from microseconds', async () => {
+      await m.owner.query(`UPDATE organizations SET created_at = '2026-01-02 03:04:05.678999+00', updated_at = '1999-12-31 23:59:59.9999+05' WHERE id = $1`, [t.orgA2]);
+      const listed = (await m.as(asTech(), () => organizations.list())).find((o) => o.id === t.orgA2)!;
+      const stored = (await m.as(asTech(), () => organizations.find(t.orgA2)))!;
+      expect([listed.createdAt, listed.updatedAt]).toEqual([stored.createdAt.toISOString(), stored.updatedAt.toISOString()]);
+      expect([listed.createdAt, listed.updatedAt]).toEqual(['2026-01-02T03:04:05.678Z', '1999-12-31T18:59:59.999Z']);
     });
 
     it('creates an organization under the technician’s partner once the transaction reaches its id, as the service rescopes', async () => {

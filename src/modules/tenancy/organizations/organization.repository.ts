@@ -3,11 +3,24 @@ import type { Repository } from 'typeorm';
 import { DbService, prepared } from '../../../infra/database/db.service';
 import { OrganizationEntity, type OrganizationStatus } from './organization.entity';
 
+/** A timestamp as the API writes it (Date.toISOString: UTC, milliseconds truncated), formatted by PostgreSQL. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const LIST = prepared(
   'organizations_list',
-  `SELECT id, partner_id AS "partnerId", name, status, created_at AS "createdAt", updated_at AS "updatedAt"
+  `SELECT id, partner_id AS "partnerId", name, status, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"
      FROM organizations ORDER BY name, id`,
 );
+
+/** An organization of the list, its timestamps already in the API's ISO form. */
+export interface OrganizationListRow {
+  id: string;
+  partnerId: string;
+  name: string;
+  status: OrganizationStatus;
+  createdAt: string;
+  updatedAt: string;
+}
 
 /** Organizations as the transaction's row-level security lets it see them, through the request's transaction (DbService.repo). */
 @Injectable()
@@ -22,10 +35,11 @@ export class OrganizationRepository {
    * The console's most frequent administrative read (a benchmarked hot path): one statement through
    * DbService, which rides with the transaction's opening, instead of an entity query, which costs a round
    * trip of its own to open the transaction and hydrates entities row by row. The rows have the
-   * entity's shape.
+   * answer's shape: parsing 100 timestamps into Dates and formatting them back was a tenth of the
+   * route's CPU.
    */
-  list(): Promise<OrganizationEntity[]> {
-    return this.db.rows<OrganizationEntity>(LIST);
+  list(): Promise<OrganizationListRow[]> {
+    return this.db.rows<OrganizationListRow>(LIST);
   }
 
   async find(id: string): Promise<OrganizationEntity | null> {

@@ -23,7 +23,7 @@ export class OrganizationService {
   ) {}
 
   async list(): Promise<OrganizationListDto> {
-    return { success: true, organizations: (await this.repo.list()).map(toOrganizationDto) };
+    return { success: true, organizations: await this.repo.list() };
   }
 
   async get(id: string): Promise<OrganizationResponseDto> {
