@@ -163,9 +163,8 @@ describe('SAML sign-in with a signing test IdP', () => {
       expect(identity.profile.attributes[GROUPS]).toEqual(['engineering', 'vpn-users', 'on-call']);
       const pair = await exchange(t, exchangeCodeOf(cb.location)!).expect(200);
       expect((await me(pair.body.accessToken).expect(200)).body.user.id).toBe(user.id);
-      const actions = (await ownerQuery<{ action: string }>(`SELECT action FROM audit_logs WHERE resource_id = $1 ORDER BY action`, [user.id])).map((r) => r.action);
-      // Both rows are written by the sign-in's one transaction, so they share created_at (now()): listed by action, not by time.
-      expect(actions).toEqual(['sso.login', 'sso.user.provisioned']);
+      const actions = (await ownerQuery<{ action: string }>(`SELECT action FROM audit_logs WHERE resource_id = $1 ORDER BY created_at`, [user.id])).map((r) => r.action);
+      expect(actions).toEqual(['sso.user.provisioned', 'sso.login']);
     });
 
     it('signs the same person in by the linked NameID after the IdP changes the email', async () => {

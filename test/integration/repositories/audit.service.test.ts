@@ -45,6 +45,20 @@ describe('AuditService and AuditQueryService', () => {
       expect(await stored(action)).toEqual([expect.objectContaining({ org_id: null, partner_id: t.partnerP, actor_type: 'system', actor_id: null, actor_user_id: null, request_id: null })]);
     });
 
+    it('stamps each row with the moment it was written, so rows of one transaction keep their order', async () => {
+      const first = `medium.${t.label}.first`;
+      const second = `medium.${t.label}.second`;
+      await m.as(asAdminA(), async () => {
+        await audit.record({ action: first, orgId: t.orgA });
+        await audit.record({ action: second, orgId: t.orgA });
+      });
+      const rows = (await m.owner.query(`SELECT action, created_at FROM audit_logs WHERE action IN ($1, $2) ORDER BY created_at`, [first, second])).rows;
+      expect(rows.map((r) => r.action)).toEqual([first, second]);
+      expect((rows[1].created_at as Date).getTime()).toBeGreaterThanOrEqual((rows[0].created_at as Date).getTime());
+      const [{ distinct }] = (await m.owner.query(`SELECT count(DISTINCT created_at)::int AS distinct FROM audit_logs WHERE action IN ($1, $2)`, [first, second])).rows;
+      expect(distinct).toBe(2);
+    });
+
     it('keeps no audit row of an action whose transaction rolled back', async () => {
       const action = `medium.${t.label}.rolled-back`;
       await m.tryAs(asAdminA(), () => audit.record({ action, orgId: t.orgA, actor: { type: 'user', id: t.adminA } }));
