@@ -7,8 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * One request often writes several audit rows in its one transaction: a user and their
  * membership, a sign-in that provisions the person and then signs them in. With now() those rows
  * shared one created_at, so the audit log (ordered by created_at, then by a random id) listed them
- * in an arbitrary order, and two tests that read them back in time order failed in about one run
- * in a few hundred. clock_timestamp() puts them in the order they were written. Rows of one
+ * in an arbitrary order (a test that read them back in time order failed in a clean-clone run).
+ * clock_timestamp() puts them in the order they were written. Rows of one
  * multi-row statement (recordMany) can still share a microsecond; they are one batch.
  */
 export class AuditWriteOrder1763701800000 implements MigrationInterface {
