@@ -20,4 +20,4 @@ COPY --from=build --chown=node:node /app/scripts/build-if-stale.js ./scripts/bui
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/health/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+CMD ["node","--max-semi-space-size=32","dist/src/main.js"]

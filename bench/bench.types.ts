@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Fixture, FixtureIds } from '../src/infra/database/seed/fixture.types';
+import { SERVICE_NODE_FLAGS } from '../src/infra/config/node-flags';
 
 export interface BenchContext {
   /** Base URL of the service instance under test (a separate process). */
@@ -43,11 +44,12 @@ export interface Scenario {
 }
 
 /**
- * Node flags for the processes a run forks (service instances, baseline): with
- * BENCH_CPU_PROFILE=<dir>, each writes a V8 CPU profile there when it exits, for chrome://inspect
- * or `npx speedscope`.
+ * Node flags for the processes a run forks (service instances, baseline): the service's own
+ * (SERVICE_NODE_FLAGS, what `npm start` and the image run it with), given to the baseline too so
+ * that a ratio compares code, not runtime settings; and with BENCH_CPU_PROFILE=<dir>, each writes
+ * a V8 CPU profile there when it exits, for chrome://inspect or `npx speedscope`.
  */
-export function profileArgs(): string[] {
+export function nodeArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROFILE;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  return [...SERVICE_NODE_FLAGS, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }

@@ -12,7 +12,7 @@ import { SeedService } from '../src/infra/database/seed/seed.service';
 import { TenantTransactionService } from '../src/infra/database/tenant-transaction.service';
 import { AuthRepository } from '../src/modules/auth/auth.repository';
 import { SessionService } from '../src/modules/auth/session.service';
-import { profileArgs, type BenchContext, type CustomResult, type HttpLoad, type Scenario } from './bench.types';
+import { nodeArgs, type BenchContext, type CustomResult, type HttpLoad, type Scenario } from './bench.types';
 
 /**
  * `npm run bench`: a fresh database, a freshly started service instance (its own process), the
@@ -45,7 +45,7 @@ function rssMb(pid: number): number {
 }
 
 function startChild(script: string, env: Record<string, string>, readyUrl?: string): Promise<ChildProcess> {
-  const child = fork(script, [], { env: { ...process.env, ...env }, execArgv: profileArgs(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(script, [], { env: { ...process.env, ...env }, execArgv: nodeArgs(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((res, rej) => {
     child.once('exit', (code) => rej(new Error(`${script} exited with ${code}`)));
     if (!readyUrl) {

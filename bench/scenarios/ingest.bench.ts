@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { tokenHash } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
-import { profileArgs, type BenchContext, type CustomResult, type Scenario } from '../bench.types';
+import { nodeArgs, type BenchContext, type CustomResult, type Scenario } from '../bench.types';
 
 export const RULES = 1000;
 export const DEVICES = 2000;
@@ -141,7 +141,7 @@ export async function openLoop(url: string, durationSeconds: number, rate: numbe
 }
 
 export function startChild(script: string, env: Record<string, string>): ChildProcess {
-  return fork(script, [], { env: { ...process.env, ...env }, execArgv: profileArgs(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return fork(script, [], { env: { ...process.env, ...env }, execArgv: nodeArgs(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 }
 
 export async function waitUntil(child: ChildProcess, ready: () => Promise<boolean>): Promise<void> {

@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, KeyLike, SignJWT } from 'jose';
 import { SecretBoxService } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import { clientSecretContext } from '../../src/modules/sso/providers/sso-provider.types';
-import { profileArgs, type Scenario } from '../bench.types';
+import { nodeArgs, type Scenario } from '../bench.types';
 
 /**
  * Complete OIDC sign-ins per second, and this service's CPU milliseconds per sign-in.
@@ -111,7 +111,7 @@ async function startSibling(env: Record<string, string>): Promise<{ child: Child
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = fork(join(__dirname, '..', '..', 'src', 'main.js'), [], {
     env: { ...process.env, ...env, NODE_ENV: 'development', SSO_ALLOW_INSECURE_LOOPBACK_IDP: 'true', PORT: String(port), PUBLIC_URL: baseUrl },
-    execArgv: profileArgs(),
+    execArgv: nodeArgs(),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const deadline = Date.now() + 60_000;
