@@ -101,6 +101,34 @@ async function warnOfDueSweep(owner: Client, name: string): Promise<void> {
   if (due > 500) console.warn(`  ! ${name}: ${due} requests are due for the expiry sweep; it will run during the measurement`);
 }
 
+/** Busy and total jiffies of all CPUs so far (/proc/stat). */
+function cpuTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const n = fields.map(Number);
+  const total = n.reduce((a, b) => a + b, 0);
+  return { busy: total - n[3] - n[4], total };
+}
+
+/**
+ * Waits, at most 60 s, until the machine has been quiet for a second: no autovacuum worker running
+ * and under a fifth of its CPU busy. A scenario leaves work behind it (vacuums and analyzes of the
+ * rows it wrote, instances and a pooler shutting down), and on two cores that work would otherwise
+ * run during the next scenario's measurement and count against it.
+ */
+async function settle(owner: Client): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let quiet = 0;
+  while (quiet < 4 && Date.now() < deadline) {
+    const before = cpuTicks();
+    await new Promise((r) => setTimeout(r, 250));
+    const after = cpuTicks();
+    const [{ n }] = (await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)).rows;
+    const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
+    quiet = n === 0 && busy < 0.2 ? quiet + 1 : 0;
+  }
+  if (quiet < 4) console.warn('  ! the machine was still busy after 60 s; measuring anyway');
+}
+
 function scenarioFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
@@ -178,9 +206,11 @@ async function main(): Promise<void> {
   for (const s of scenarios.filter((x) => x.name.includes(FILTER))) {
     process.stderr.write(`• ${s.name}\n`);
     try {
+      await settle(owner);
       const plan = await s.prepare(ctx);
       await warnOfDueSweep(owner, s.name);
       if (plan.kind === 'http') {
+        await settle(owner);
         const row = await load(ctx.baseUrl, plan, server.pid!, s.name);
         row.ratio = (row.reqPerSec! / baselineRow.reqPerSec!).toFixed(2);
         rows.push(row);
