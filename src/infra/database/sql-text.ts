@@ -114,3 +114,12 @@ export function inline(template: SqlTemplate, params: readonly unknown[]): strin
   }
   return out;
 }
+
+/**
+ * A timestamptz column as the API writes timestamps (what Date.toISOString writes of the value pg
+ * parses: UTC, milliseconds truncated from microseconds), formatted by PostgreSQL: parsing each
+ * timestamp into a Date and formatting it back costs the service about 0.8 µs a value.
+ */
+export function isoTimestamp(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

@@ -135,6 +135,26 @@ describe('ElevationRequestRepository', () => {
     });
   });
 
+  describe('requests within one millisecond', () => {
+    it('lists them by their microseconds, newest first, with each timestamp written as Date.toISOString writes it', async () => {
+      const second = Math.floor((Date.now() - 3 * 60 * 60_000) / 1000) * 1000;
+      const ms = new Date(second + 123);
+      const a1 = { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, status: 'denied' as const };
+      const [low, high] = [await insertRequest(m.owner, a1), await insertRequest(m.owner, a1)].sort();
+      // The larger id gets the earlier microsecond: ordered by the truncated text and then by id, the two would swap.
+      const stamp = (micros: string) => `${ms.toISOString().slice(0, 23)}${micros}Z`;
+      await m.owner.query(`UPDATE elevation_requests SET requested_at = $2::timestamptz WHERE id = $1`, [high, stamp('100')]);
+      await m.owner.query(`UPDATE elevation_requests SET requested_at = $2::timestamptz WHERE id = $1`, [low, stamp('900')]);
+
+      const { rows, total } = await m.as(asAdminA(), () => repo.list(filter({ from: ms, to: new Date(second + 124) }), TTL, { limit: 50, offset: 0 }));
+      expect(total).toBe(2);
+      expect(ids(rows)).toEqual([low, high]);
+      expect(rows.map((x) => x.requested_at)).toEqual([ms.toISOString(), ms.toISOString()]);
+      const found = await m.as(asAdminA(), () => repo.find(low, TTL));
+      expect(found?.requested_at).toBe(ms.toISOString());
+    });
+  });
+
   describe('active and find', () => {
     it('lists the elevations in force, soonest to end first, and nothing past its window', async () => {
       const rows = await m.as(asAdminA(), () => repo.active([t.orgA], null, 10));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DbService, prepared, type PreparedSql } from '../../../infra/database/db.service';
+import { isoTimestamp } from '../../../infra/database/sql-text';
 import type { FlowType } from '../rules/engine/rule.types';
 import type { ElevationRequestListRow, ElevationRequestRow, ElevationStatus } from './elevation-request.types';
 
@@ -14,11 +15,14 @@ const effectiveStatus = (alias: string, ttl: string) => `
        WHEN ${alias}.status IN ('approved', 'auto_approved', 'actuating') AND ${alias}.expires_at <= now() THEN 'expired'
        ELSE ${alias}.status END`;
 
+/** The timestamps come formatted as the API writes them (isoTimestamp): a page of 100 requests holds 300 of them. */
 const COLUMNS = `
   e.id, e.org_id, e.site_id, e.device_id, e.flow_type, e.status, e.subject_username, e.subject_user_id,
-  e.target_executable_path, e.target_executable_signer, e.requested_at, e.expires_at, e.decision_source,
+  e.target_executable_path, e.target_executable_signer, ${isoTimestamp('e.requested_at')} AS requested_at,
+  ${isoTimestamp('e.expires_at')} AS expires_at, e.decision_source,
   e.matched_policy_id, e.matched_policy_name, e.pam_rule_id, e.pam_rule_name, e.approved_by, e.denied_by,
-  e.approved_by_name, e.denied_by_name, e.revoked_by_name, e.tool_name, e.risk_tier, e.action_digest, e.actuated_at`;
+  e.approved_by_name, e.denied_by_name, e.revoked_by_name, e.tool_name, e.risk_tier, e.action_digest,
+  ${isoTimestamp('e.actuated_at')} AS actuated_at`;
 
 /** The name shown for whoever decided: the user's name (or email), else the API key's name. */
 const ACTOR_NAME = (userParam: string, keyParam: string) => `coalesce(
@@ -218,13 +222,12 @@ export class ElevationRequestRepository {
             ${order} LIMIT ${limit} OFFSET ${offset}`;
     const rows = await this.db.rows<ElevationRequestListRow & { total: string }>(
       listStatement(`WITH total AS MATERIALIZED (SELECT ${total} AS total)
-       SELECT total.total, p.* FROM total LEFT JOIN LATERAL (
-         SELECT ${COLUMNS}, ${effectiveStatus('e', ttl)} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
-           FROM (${pageRows}) e
-           LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
-           LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
-       ) p ON true
-       ORDER BY p.requested_at DESC, p.id DESC`),
+       SELECT total.total, ${COLUMNS}, ${effectiveStatus('e', ttl)} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
+         FROM total
+         LEFT JOIN LATERAL (${pageRows}) e ON true
+         LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
+         LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
+        ORDER BY e.requested_at DESC, e.id DESC`),
       params.values,
     );
     return { rows: rows.filter((r) => r.id !== null), total: Number(rows[0].total) };

@@ -9,15 +9,15 @@ describe('decisionSourceOf', () => {
   });
 
   it('names a person who approved or denied as human, whatever decided before', () => {
-    expect(row({ status: 'approved', approved_by_name: 'Tech', expires_at: new Date() })).toBe('human');
+    expect(row({ status: 'approved', approved_by_name: 'Tech', expires_at: new Date().toISOString() })).toBe('human');
     expect(row({ status: 'denied', denied_by_name: 'Admin' })).toBe('human');
-    expect(row({ status: 'revoked', decision_source: 'human', expires_at: new Date() })).toBe('human');
+    expect(row({ status: 'revoked', decision_source: 'human', expires_at: new Date().toISOString() })).toBe('human');
   });
 
   it('keeps the rule or software policy that decided automatically, also after revocation or expiry', () => {
-    expect(row({ status: 'auto_approved', decision_source: 'pam_rule', expires_at: new Date() })).toBe('pam_rule');
+    expect(row({ status: 'auto_approved', decision_source: 'pam_rule', expires_at: new Date().toISOString() })).toBe('pam_rule');
     expect(row({ status: 'denied', decision_source: 'software_policy' })).toBe('software_policy');
-    expect(row({ status: 'expired', decision_source: 'pam_rule', expires_at: new Date() })).toBe('pam_rule');
+    expect(row({ status: 'expired', decision_source: 'pam_rule', expires_at: new Date().toISOString() })).toBe('pam_rule');
   });
 
   it('has no source for a request that expired while pending', () => {

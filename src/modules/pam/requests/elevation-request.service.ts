@@ -23,8 +23,6 @@ import { PamEventRepository, StoredPamEvent } from './pam-event.repository';
 export const ACTIVE_LIST_LIMIT = 500;
 export const DEFAULT_APPROVAL_MINUTES = 15;
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 /**
  * decisionSource of spec P2.1, derived from the stored columns: a person who approved or denied
  * makes it human; a request that was never decided (still pending, or expired while pending) has
@@ -51,7 +49,7 @@ export function toElevationRequestDto(r: ElevationRequestListRow): ElevationRequ
     subjectUsername: r.subject_username,
     targetExecutablePath: r.target_executable_path,
     targetExecutableSigner: r.target_executable_signer,
-    requestedAt: r.requested_at.toISOString(),
+    requestedAt: r.requested_at,
     approvedByName: r.approved_by_name,
     deniedByName: r.denied_by_name,
     revokedByName: r.revoked_by_name,
@@ -59,7 +57,7 @@ export function toElevationRequestDto(r: ElevationRequestListRow): ElevationRequ
     pamRuleId: r.pam_rule_id,
     pamRuleName: r.pam_rule_name,
     decisionSource: decisionSourceOf(r),
-    expiresAt: iso(r.expires_at),
+    expiresAt: r.expires_at,
   };
   if (r.flow_type === 'ai_tool_action') {
     dto.toolName = r.tool_name;

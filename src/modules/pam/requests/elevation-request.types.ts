@@ -36,8 +36,10 @@ export interface ElevationRequestRow {
   subject_user_id: string | null;
   target_executable_path: string | null;
   target_executable_signer: string | null;
-  requested_at: Date;
-  expires_at: Date | null;
+  /** ISO 8601 in UTC, as the API writes it (isoTimestamp). */
+  requested_at: string;
+  /** ISO 8601 in UTC, as the API writes it. */
+  expires_at: string | null;
   decision_source: string | null;
   matched_policy_id: string | null;
   matched_policy_name: string | null;
@@ -51,7 +53,8 @@ export interface ElevationRequestRow {
   tool_name: string | null;
   risk_tier: number | null;
   action_digest: string | null;
-  actuated_at: Date | null;
+  /** ISO 8601 in UTC, as the API writes it. */
+  actuated_at: string | null;
 }
 
 /** A list row: the request with its device and site names. */

@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Repository } from 'typeorm';
 import { DbService, prepared } from '../../../infra/database/db.service';
+import { isoTimestamp } from '../../../infra/database/sql-text';
 import { OrganizationEntity, type OrganizationStatus } from './organization.entity';
 
-/** A timestamp as the API writes it (Date.toISOString: UTC, milliseconds truncated), formatted by PostgreSQL. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const LIST = prepared(
   'organizations_list',
-  `SELECT id, partner_id AS "partnerId", name, status, ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"
+  `SELECT id, partner_id AS "partnerId", name, status, ${isoTimestamp('created_at')} AS "createdAt", ${isoTimestamp('updated_at')} AS "updatedAt"
      FROM organizations ORDER BY name, id`,
 );
 

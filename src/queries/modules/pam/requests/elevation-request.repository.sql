@@ -13,13 +13,12 @@ ${…} LIMIT ${…} OFFSET ${…};
 
 -- ElevationRequestRepository.list.rows
 WITH total AS MATERIALIZED (SELECT ${…} AS total)
-SELECT total.total, p.* FROM total LEFT JOIN LATERAL (
-  SELECT ${…}, ${…} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
-    FROM (${…}) e
-    LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
-    LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
-) p ON true
-ORDER BY p.requested_at DESC, p.id DESC;
+SELECT total.total, ${…}, ${…} AS effective_status, d.hostname AS device_hostname, s.name AS site_name
+  FROM total
+  LEFT JOIN LATERAL (${…}) e ON true
+  LEFT JOIN devices d ON d.org_id = e.org_id AND d.id = e.device_id
+  LEFT JOIN sites s ON s.org_id = e.org_id AND s.id = e.site_id
+ ORDER BY e.requested_at DESC, e.id DESC;
 
 -- ElevationRequestRepository.active
 SELECT ${…}, e.status AS effective_status, d.hostname AS device_hostname, s.name AS site_name
