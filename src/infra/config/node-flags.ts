@@ -3,10 +3,10 @@
  * CMD, and every process the benchmark forks (node-flags.spec.ts checks that the first two say the
  * same as this list).
  *
- * `--max-semi-space-size=32` (MB): a request allocates short-lived objects (parsed rows, DTOs, the
- * JSON answer), and with V8's default young generation the scavenger runs every few hundred
- * requests and was a tenth of the service's CPU under load. A larger semi-space lets most of them
- * die before a scavenge, which cut CPU per request by 5–25 % and the request list's p99 by about a
- * third (docs/operations.md, Runtime flags); it costs up to about 100 MB of resident memory at peak.
+ * `--max-semi-space-size=32` (MiB): a request allocates short-lived objects (parsed rows, DTOs, the
+ * JSON answer), and with V8's default young generation (semi-spaces of at most 16 MiB) the
+ * scavenger was about a tenth of the service's CPU under load. Twice the room lets more of them die
+ * before a scavenge: 6–21 % less CPU per request on the GET routes (docs/operations.md, Runtime
+ * flags), for up to about 100 MB more resident memory at peak.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = Object.freeze(['--max-semi-space-size=32']);
