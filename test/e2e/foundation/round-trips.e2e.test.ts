@@ -57,6 +57,17 @@ describe('round trips to PostgreSQL per request', () => {
     expect(messages[0]).not.toMatch(/BEGIN|COMMIT/);
   });
 
+  it('costs a technician listing elevation requests, or the elevations in force, one message each: the page with its total, alone with its settings', async () => {
+    for (const path of ['/api/v1/pam/elevation-requests?status=pending&limit=10', '/api/v1/pam/active']) {
+      const list = () => request(t.http).get(path).set('Authorization', k.admin.tech).expect(200);
+      await list();
+      const messages = await messagesOf(list);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatch(/^SELECT set_config\('app\.scope', 'partner'.*; .*FROM elevation_requests/s);
+      expect(messages[0]).not.toMatch(/BEGIN|COMMIT/);
+    }
+  });
+
   it('counts each stated reason for entering system context, the agent lookup among them', () => {
     const counts = t.app.get(TenantTransactionService).systemContextCounts();
     expect(counts['resolve an agent token to its device']).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorator';
+import { OneStatement } from '../../../common/decorators/one-statement.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
 import {
@@ -28,6 +29,7 @@ export class ElevationRequestController {
    */
   @Get('elevation-requests')
   @Auth({ permission: 'devices:read', siteScope: true })
+  @OneStatement()
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListElevationRequestsQueryDto): Promise<ElevationRequestListDto> {
     return this.requests.list(principal, query);
   }
@@ -39,6 +41,7 @@ export class ElevationRequestController {
    */
   @Get('active')
   @Auth({ permission: 'devices:read', siteScope: true })
+  @OneStatement()
   active(@CurrentPrincipal() principal: Principal): Promise<ActiveElevationListDto> {
     return this.requests.active(principal);
   }
