@@ -201,7 +201,8 @@ export class ElevationRequestRepository {
    * organizations the page merges each organization's newest `offset + limit` (one ordered index
    * probe each): `org_id = ANY` would lose the index order and sort every match. The text
    * depends only on which filters are set, so each shape is declared once as a statement that
-   * travels with the transaction's opening (DbService, prepared).
+   * travels in one message with the caller's settings (DbService, prepared; the route is
+   * @OneStatement, so that message is the whole request's).
    */
   async list(f: ElevationRequestFilter, ttlMinutes: number, page: { limit: number; offset: number }): Promise<{ rows: ElevationRequestListRow[]; total: number }> {
     const params = new Params(ttlMinutes);
