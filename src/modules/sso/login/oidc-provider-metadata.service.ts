@@ -7,7 +7,7 @@ import { OIDC_HTTP } from './oidc-relying-party.service';
 
 /** What the sign-in and sign-out flows read from an identity provider's discovery document. */
 export interface OidcProviderMetadata {
-  /** RFC 9207 `authorization_response_iss_parameter_supported`: the callback must then carry `iss`. */
+  /** RFC 9207 `authorization_response_iss_parameter_supported`: the callback must then carry `iss` (one that is present is checked either way). */
   issParameterSupported: boolean;
   /** RP-Initiated Logout 1.0 `end_session_endpoint`; null when the provider publishes none. */
   endSessionUrl: string | null;

@@ -43,10 +43,16 @@ export class SsoCallbackService implements SignInProtocol<CallbackQuery, OidcOpe
     return this.pipeline.complete(this, query.state, query, stateCookie);
   }
 
-  /** RFC 9207 §2.4, before anything of the response is read: an answer from another provider (mix-up) is refused. */
+  /**
+   * RFC 9207 §2.4, before anything of the response is read: an answer from another provider (mix-up) is refused.
+   * An `iss` that is present is compared whether or not the provider advertises the parameter, so an attacker
+   * relaying another IdP's answer cannot count on the provider's discovery document leaving it out.
+   */
   async precheck(session: LoginSessionRow, provider: LoginProviderRow, query: CallbackQuery): Promise<void> {
-    if (!session.iss_required) return;
-    if (query.iss === undefined) throw new LoginRejection('sso_error', 'iss_parameter_missing');
+    if (query.iss === undefined) {
+      if (session.iss_required) throw new LoginRejection('sso_error', 'iss_parameter_missing');
+      return;
+    }
     if (typeof query.iss !== 'string' || query.iss !== provider.issuer) throw new LoginRejection('sso_error', 'iss_parameter_mismatch');
   }
 
