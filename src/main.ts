@@ -23,16 +23,36 @@ async function printLast(app: INestApplication, text: string): Promise<void> {
   else process.stdout.write(text);
 }
 
+/**
+ * A production start on a database that a development start seeded: the demo tenant's sign-ins, TOTP
+ * secret and agent tokens are published (README, demo.json), so anyone could use them there.
+ */
+async function refuseDemoTenant(app: INestApplication, fixture: Fixture): Promise<void> {
+  const held = await app.get(SeedService).heldCredentials(fixture);
+  if (!held.length) return;
+  throw new Error(
+    [
+      'Refusing to start: this database holds the demo tenant, whose credentials are published (README, demo.json):',
+      ...held.map((line) => `  - ${line}`),
+      'Every start without NODE_ENV=production loads it. Start production on a fresh database (its first administrator',
+      'comes from npm run bootstrap:admin), or remove these accounts and agents from this one as docs/operations.md',
+      'shows ("Demo data and production") and start again.',
+    ].join('\n'),
+  );
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await prepareDatabase(config);
   const app = await createApp({ ...config, databaseUrl: db.ownerUrl }, db.appUrl);
+  const fixture = JSON.parse(readFileSync(join(__dirname, 'infra/database/seed/demo.json'), 'utf8')) as Fixture;
   const demo = !config.isProduction;
   let demoAgent: NonNullable<Fixture['devices']>[number] | undefined;
   if (demo) {
-    const fixture = JSON.parse(readFileSync(join(__dirname, 'infra/database/seed/demo.json'), 'utf8')) as Fixture;
     await app.get(SeedService).load(fixture);
     demoAgent = fixture.devices?.find((d) => d.agentId && d.agentToken);
+  } else {
+    await refuseDemoTenant(app, fixture);
   }
   await app.listen(config.port);
   installGracefulShutdown(app, {

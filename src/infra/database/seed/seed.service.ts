@@ -35,6 +35,25 @@ export class SeedService {
     return this.tx.withSystemContext('fixtures create tenants that do not exist yet', () => this.loadAll(f));
   }
 
+  /**
+   * The fixture's credentials this database holds, one line each, reading only: its users, matched by
+   * email as load matches them, and its enrolled agents, matched by agent id or by the hash of the
+   * fixture's token (an agent renamed or moved still answers to the published token).
+   */
+  heldCredentials(f: Fixture): Promise<string[]> {
+    const emails = (f.users ?? []).map((u) => u.email.toLowerCase());
+    const agents = (f.devices ?? []).filter((d) => d.agentId && d.agentToken);
+    return this.tx.withSystemContext('a fixture is looked for across every tenant', async () => {
+      const users = await this.db.rows<{ email: string }>(`SELECT email FROM users WHERE lower(email) = ANY($1::text[]) ORDER BY lower(email)`, [emails]);
+      const enrolled = await this.db.rows<{ id: string; hostname: string }>(
+        `SELECT a.id, d.hostname FROM agents a JOIN devices d ON d.id = a.device_id
+          WHERE a.id = ANY($1::uuid[]) OR a.token_hash = ANY($2::text[]) ORDER BY d.hostname, a.id`,
+        [agents.map((d) => d.agentId), agents.map((d) => tokenHash(d.agentToken!))],
+      );
+      return [...users.map((u) => `user ${u.email}`), ...enrolled.map((a) => `agent ${a.id} (device ${a.hostname})`)];
+    });
+  }
+
   private async loadAll(f: Fixture): Promise<FixtureIds> {
     const ids: FixtureIds = {};
     const ref = (key: string | undefined, kind: string): string => {
