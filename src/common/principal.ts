@@ -58,7 +58,7 @@ export const ANONYMOUS: Principal = Object.freeze({
 }) as Principal;
 
 export function scopeOf(p: Principal): TenantScope {
-  return { scope: p.scope, orgIds: p.orgIds, partnerIds: p.partnerIds, userId: p.userId, partnerWide: p.partnerWide, siteIds: p.allowedSiteIds };
+  return { scope: p.scope, orgIds: p.orgIds, partnerIds: p.partnerIds, userId: p.userId, partnerWide: p.partnerWide, siteIds: p.allowedSiteIds, actorId: p.userId };
 }
 
 /** `*`, `devices:*` and exact strings; every required permission must be held. */

@@ -5,6 +5,7 @@ import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { AppException } from '../errors/app.exception';
 import { PARTNER_WIDE_WRITE_REFUSED } from '../principal';
+import { PERSON_OUT_OF_REACH, PERSON_OUT_OF_REACH_MESSAGE } from '../person-authority';
 
 interface ErrorBody {
   success: false;
@@ -62,6 +63,9 @@ export function postgresError(e: unknown): Answer | null {
   if (code.startsWith('22') || code.startsWith('23') || code === '54000' || code === '54001') return INVALID_INPUT;
   if (code === '42501' && (e as Error).message.startsWith(PARTNER_WIDE_DENIED)) {
     return { statusCode: 403, code: 'forbidden', error: PARTNER_WIDE_WRITE_REFUSED };
+  }
+  if (code === '42501' && (e as Error).message.startsWith(PERSON_OUT_OF_REACH)) {
+    return { statusCode: 403, code: PERSON_OUT_OF_REACH, error: PERSON_OUT_OF_REACH_MESSAGE };
   }
   if (code === '42501') return { statusCode: 404, code: 'not_found', error: 'Resource not found' };
   if (code === '40001' || code === '40P01') return { statusCode: 409, code: 'conflict', error: 'The request conflicted with a concurrent change; retry it' };

@@ -38,7 +38,13 @@ export class TenantTransactionService {
    */
   async withSystemContext<T>(reason: string, fn: () => Promise<T>): Promise<T> {
     this.note(reason);
-    return this.run(SYSTEM_SCOPE, fn);
+    return this.run(this.systemScope(), fn);
+  }
+
+  /** System scope, keeping the person the current request acts for (the person-change guard still asks about them). */
+  private systemScope(): TenantScope {
+    const actorId = this.db.currentTx()?.scope.actorId ?? null;
+    return actorId ? { ...SYSTEM_SCOPE, actorId } : SYSTEM_SCOPE;
   }
 
   /**
@@ -49,7 +55,7 @@ export class TenantTransactionService {
    */
   async withSystemLookup<T>(reason: string, fn: () => Promise<T>): Promise<T> {
     this.note(reason);
-    return this.enter(SYSTEM_SCOPE, 'each-statement', fn);
+    return this.enter(this.systemScope(), 'each-statement', fn);
   }
 
   /**

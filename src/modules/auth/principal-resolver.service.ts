@@ -168,7 +168,9 @@ export class PrincipalResolverService implements PrincipalSource {
    * its token: it works only while that person is active and still holds organizations:write in
    * the connection's organization (as a member or a technician reaching it) or, for a partner
    * connection, reaches every organization of the partner with organizations:write. The principal
-   * carries their permissions, against which default roles and group mappings are re-checked.
+   * carries their permissions and sites, as they are now: every person the token changes must be
+   * within that authority (PersonAuthorityService), and default roles and group mappings are
+   * re-checked against it.
    */
   private fromScimConnection(token: string): Promise<Principal | null> {
     return this.tx.withSystemContext('resolve a SCIM connection and the administrator it acts for', async () => {
@@ -182,12 +184,12 @@ export class PrincipalResolverService implements PrincipalSource {
         const technician = await this.repo.partnerGrant(row.acting_user_id, partnerId);
         const grant = technician?.org_ids.includes(row.org_id) && write(technician) ? { ...technician, partner_id: partnerId } : await this.repo.organizationGrant(row.acting_user_id, row.org_id);
         if (!write(grant)) return null;
-        return { ...base, scope: 'organization', orgId: row.org_id, partnerId: grant.partner_id, orgIds: [row.org_id], permissions: grant.permissions, allowedSiteIds: null };
+        return { ...base, scope: 'organization', orgId: row.org_id, partnerId: grant.partner_id, orgIds: [row.org_id], permissions: grant.permissions, allowedSiteIds: grant.site_ids };
       }
       const partnerId = row.partner_id as string;
       const grant = await this.repo.partnerGrant(row.acting_user_id, partnerId);
       if (!write(grant) || grant.partner_wide !== true) return null;
-      return { ...base, scope: 'partner', partnerId, partnerIds: [partnerId], orgIds: grant.org_ids, permissions: grant.permissions, allowedSiteIds: null, partnerWide: true };
+      return { ...base, scope: 'partner', partnerId, partnerIds: [partnerId], orgIds: grant.org_ids, permissions: grant.permissions, allowedSiteIds: grant.site_ids, partnerWide: true };
     });
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DbService } from '../../infra/database/db.service';
 import { hasPermission } from '../../common/principal';
 import { AccountProvisioningService } from '../tenancy/users/account-provisioning.service';
+import { PersonAuthorityService } from '../tenancy/users/person-authority.service';
 
 export interface MappingScope {
   orgId: string | null;
@@ -10,6 +11,13 @@ export interface MappingScope {
   connectionId?: string;
   /** The connection's default role (organization connections), the role a user falls back to when no group maps. */
   defaultRoleId?: string | null;
+  /**
+   * The person applying the mappings (a SCIM connection's administrator): they must have authority
+   * over everything the user holds in the tenant, and be able to grant the mapped role themself,
+   * besides the administrator who saved the mapping. Absent at SSO sign-in, where the provider's
+   * configurer is checked against the resulting role instead.
+   */
+  actorId?: string | null;
 }
 
 interface MappingRow {
@@ -24,8 +32,9 @@ export interface AppliedRole {
   /**
    * `unmatched`: mappings exist but none applies, and the caller asked to decide the fall-back
    * itself (`unmatched: 'report'`); nothing was changed.
+   * `out_of_reach`: the acting person has no authority over everything the user holds; nothing was changed.
    */
-  outcome: 'unchanged' | 'mapped' | 'default' | 'suspended' | 'no_mappings' | 'unmatched';
+  outcome: 'unchanged' | 'mapped' | 'default' | 'suspended' | 'no_mappings' | 'unmatched' | 'out_of_reach';
   roleId?: string;
   /** The group whose mapping gave the role. */
   group?: string;
@@ -51,6 +60,7 @@ export class GroupRoleApplier {
   constructor(
     private readonly db: DbService,
     private readonly accounts: AccountProvisioningService,
+    private readonly authority: PersonAuthorityService,
   ) {}
 
   async apply(scope: MappingScope, userId: string, groups: readonly string[], options: ApplyOptions = {}): Promise<AppliedRole> {
@@ -62,11 +72,14 @@ export class GroupRoleApplier {
       [scope.providerId ?? scope.connectionId],
     );
     if (mappings.length === 0) return { outcome: 'no_mappings', skipped: [] };
+    const tenant = scope.orgId ? { orgId: scope.orgId } : { partnerId: scope.partnerId as string };
+    if (scope.actorId !== undefined && !(await this.authority.mayActOn(scope.actorId, userId, { kind: 'tenant', tenant }))) return { outcome: 'out_of_reach', skipped: [] };
     const wanted = new Set(groups.map((g) => g.toLowerCase()));
     const skipped: string[] = [];
     for (const m of mappings) {
       if (!wanted.has(m.idp_group.toLowerCase())) continue;
-      if (!(await this.stillGrantable(scope, m.set_by, m.permissions))) {
+      const actorMayGrant = scope.actorId === undefined || (await this.authority.mayActOn(scope.actorId, userId, { kind: 'grant', tenant, permissions: m.permissions, siteIds: m.site_ids }));
+      if (!actorMayGrant || !(await this.stillGrantable(scope, m.set_by, m.permissions))) {
         skipped.push(m.idp_group);
         continue;
       }
@@ -75,6 +88,10 @@ export class GroupRoleApplier {
     }
     if (options.unmatched === 'report') return { outcome: 'unmatched', skipped };
     if (scope.orgId && scope.defaultRoleId) {
+      const fallback = await this.db.one<{ permissions: string[] }>(`SELECT permissions FROM roles WHERE id = $1`, [scope.defaultRoleId]);
+      if (scope.actorId !== undefined && !(fallback && (await this.authority.mayActOn(scope.actorId, userId, { kind: 'grant', tenant, permissions: fallback.permissions, siteIds: null })))) {
+        return { outcome: 'out_of_reach', skipped };
+      }
       const changed = await this.assignRole(scope, userId, scope.defaultRoleId, null);
       return { outcome: changed ? 'default' : 'unchanged', roleId: scope.defaultRoleId, skipped };
     }

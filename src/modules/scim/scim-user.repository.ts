@@ -4,8 +4,14 @@ import type { SqlFilter } from './scim-filter';
 
 export interface ScimUserRow {
   id: string;
+  /** The account's sign-in email. */
   email: string;
+  /** The connection's own userName for the person (the sign-in email until the connection sets one). */
+  user_name: string;
+  /** The connection's display name for the person (the account's name until the connection sets one). */
   name: string;
+  given_name: string | null;
+  family_name: string | null;
   user_status: string;
   external_id: string | null;
   active: boolean;
@@ -26,15 +32,19 @@ export interface ConnectionScope {
  * filter contributes only its parameterised expression over these column aliases.
  */
 const UNIVERSE = (scope: ConnectionScope): string =>
-  scope.orgId
-    ? `SELECT u.id, u.email, u.name, u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
-         FROM organization_memberships m JOIN users u ON u.id = m.user_id
-         LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
-        WHERE m.org_id = $2`
-    : `SELECT u.id, u.email, u.name, u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
-         FROM partner_memberships m JOIN users u ON u.id = m.user_id
-         LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
-        WHERE m.partner_id = $2`;
+  `SELECT u.id, u.email, coalesce(su.user_name, u.email) AS user_name, coalesce(su.display_name, u.name) AS name, su.given_name, su.family_name,
+          u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
+     FROM ${scope.orgId ? 'organization_memberships' : 'partner_memberships'} m JOIN users u ON u.id = m.user_id
+     LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
+    WHERE m.${scope.orgId ? 'org_id' : 'partner_id'} = $2`;
+
+/** What a connection keeps of a person apart from the account: null leaves a field as it is. */
+export interface ScimProfile {
+  userName?: string;
+  displayName?: string;
+  givenName?: string | null;
+  familyName?: string | null;
+}
 
 @Injectable()
 export class ScimUserRepository {
@@ -63,6 +73,28 @@ export class ScimUserRepository {
 
   byEmailInScope(scope: ConnectionScope, email: string): Promise<ScimUserRow | null> {
     return this.db.one(`SELECT * FROM (${UNIVERSE(scope)}) x WHERE lower(email) = lower($3)`, [...this.base(scope), email]);
+  }
+
+  /** Another person of the connection answers to this userName (its own, or their email while it has none). */
+  userNameTaken(scope: ConnectionScope, userName: string, exceptUserId: string | null): Promise<boolean> {
+    return this.db
+      .one(`SELECT 1 FROM (${UNIVERSE(scope)}) x WHERE lower(user_name) = lower($3) AND ($4::uuid IS NULL OR id <> $4)`, [...this.base(scope), userName, exceptUserId])
+      .then((r) => r !== null);
+  }
+
+  /** The connection's own attributes of a person (the link must exist). */
+  saveProfile(scope: ConnectionScope, userId: string, profile: ScimProfile): Promise<number> {
+    const columns: [string, unknown][] = [
+      ['user_name', profile.userName],
+      ['display_name', profile.displayName],
+      ['given_name', profile.givenName],
+      ['family_name', profile.familyName],
+    ].filter(([, v]) => v !== undefined) as [string, unknown][];
+    if (!columns.length) return Promise.resolve(0);
+    return this.db.exec(
+      `UPDATE scim_users SET ${columns.map(([c], i) => `${c} = $${i + 3}`).join(', ')}, updated_at = now() WHERE connection_id = $1 AND user_id = $2`,
+      [scope.connectionId, userId, ...columns.map(([, v]) => v)],
+    );
   }
 
   domainVerified(orgId: string, domain: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { DbService } from '../../infra/database/db.service';
 import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
-import { hasPermission, Principal } from '../../common/principal';
+import { Principal } from '../../common/principal';
 import { AuditService } from '../audit/audit.service';
 import { PrincipalResolverService } from '../auth/principal-resolver.service';
 import { GroupRoleApplier } from './group-role.applier';
@@ -13,6 +13,7 @@ import { AttributeTable, scimFilterToSql, ValuePathTable } from './scim-filter';
 import { memberFilterValue, readPatch, toBoolean } from './scim-patch.util';
 import { ConnectionScope, ScimUserRepository, ScimUserRow } from './scim-user.repository';
 import { AccountProvisioningService } from '../tenancy/users/account-provisioning.service';
+import { PersonAuthorityService } from '../tenancy/users/person-authority.service';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -22,12 +23,14 @@ export const MAX_PAGE = 100;
 /** What a Users filter may name, each mapped to a fixed column of the Users query. */
 export const USER_FILTER_ATTRIBUTES: AttributeTable = {
   id: { sql: 'x.id::text', kind: 'string', caseExact: true },
-  username: { sql: 'x.email', kind: 'string', caseExact: false },
+  username: { sql: 'x.user_name', kind: 'string', caseExact: false },
   externalid: { sql: 'x.external_id', kind: 'string', caseExact: true },
   'emails.value': { sql: 'x.email', kind: 'string', caseExact: false },
   emails: { sql: 'x.email', kind: 'string', caseExact: false },
   displayname: { sql: 'x.name', kind: 'string', caseExact: false },
   'name.formatted': { sql: 'x.name', kind: 'string', caseExact: false },
+  'name.givenname': { sql: 'x.given_name', kind: 'string', caseExact: false },
+  'name.familyname': { sql: 'x.family_name', kind: 'string', caseExact: false },
   active: { sql: 'x.active', kind: 'boolean', caseExact: true },
   'meta.created': { sql: 'x.created_at', kind: 'datetime', caseExact: true },
   'meta.lastmodified': { sql: 'x.updated_at', kind: 'datetime', caseExact: true },
@@ -43,11 +46,23 @@ export const USER_VALUE_PATHS: ValuePathTable = {
 };
 
 interface UserInput {
+  /** The connection's own userName for the person. */
+  userName?: string;
+  /** The account's sign-in email (the primary of `emails`, or an email userName when no emails are sent). */
   email?: string;
+  /** displayName / name.formatted. */
   name?: string;
+  givenName?: string | null;
+  familyName?: string | null;
   externalId?: string | null;
   active?: boolean;
 }
+
+/** One answer for every refused change of the sign-in email, whoever holds the address (no oracle). */
+const EMAIL_CHANGE_REFUSED =
+  "The sign-in email can be changed only for an account this organization owns (its only membership, on one of the organization's verified domains), to a free address on one of those domains";
+const OUT_OF_REACH = 'The administrator this connection acts for has no authority over everything this person holds: every permission of their role and every site they reach';
+const SUSPENDED_ELSEWHERE = 'This person was deprovisioned by another connection: only that connection may re-activate them';
 
 interface ListQuery {
   filter?: unknown;
@@ -85,6 +100,7 @@ export class ScimService {
     private readonly resolver: PrincipalResolverService,
     private readonly applier: GroupRoleApplier,
     private readonly accounts: AccountProvisioningService,
+    private readonly authority: PersonAuthorityService,
     private readonly cls: RequestContext,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -99,12 +115,15 @@ export class ScimService {
   }
 
   toUser(r: ScimUserRow): Record<string, unknown> {
+    const name: Record<string, string> = { formatted: r.name };
+    if (r.given_name !== null) name.givenName = r.given_name;
+    if (r.family_name !== null) name.familyName = r.family_name;
     return {
       schemas: [USER_SCHEMA],
       id: r.id,
       ...(r.external_id !== null ? { externalId: r.external_id } : {}),
-      userName: r.email,
-      name: { formatted: r.name },
+      userName: r.user_name,
+      name,
       displayName: r.name,
       emails: [{ value: r.email, type: 'work', primary: true }],
       active: r.active && r.user_status === 'active',
@@ -132,8 +151,10 @@ export class ScimService {
   async createUser(p: Principal, body: unknown): Promise<Record<string, unknown>> {
     const scope = this.scopeOf(p);
     const input = this.readUser(body, true);
-    const email = input.email!;
-    if (await this.users.byEmailInScope(scope, email)) throw ScimError.conflict('A user with this userName already exists');
+    const userName = input.userName!;
+    if (input.email === undefined) throw ScimError.badRequest('invalidValue', 'A work email (emails) is required when userName is not an email address');
+    const email = input.email;
+    if ((await this.users.byEmailInScope(scope, email)) || (await this.users.userNameTaken(scope, userName, null))) throw ScimError.conflict('A user with this userName already exists');
     // Spec 1.6.4 (identity first): a partner connection never creates technicians.
     if (!scope.orgId) throw ScimError.notFound('A partner connection only updates and deactivates existing technicians');
     const orgId = scope.orgId;
@@ -141,8 +162,8 @@ export class ScimService {
     const roleId = connection?.default_role_id ?? null;
     if (!roleId) throw ScimError.badRequest('invalidValue', 'The connection has no default role: an administrator must set one before users can be created');
     const role = await this.db.one<{ permissions: string[] }>(`SELECT permissions FROM roles WHERE id = $1 AND org_id = $2`, [roleId, orgId]);
-    // The delegation rule of JIT provisioning, re-checked now: the acting administrator must still be able to grant it.
-    if (!role || !role.permissions.every((perm) => hasPermission(p.permissions, perm))) {
+    // The delegation rule of JIT provisioning, re-checked now: the acting administrator must still be able to grant it, on every site.
+    if (!role || !(await this.authority.mayActOn(p.userId, p.userId!, { kind: 'grant', tenant: { orgId }, permissions: role.permissions, siteIds: null }))) {
       throw new ScimError(403, 'The administrator this connection acts for can no longer grant its default role');
     }
     const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
@@ -150,7 +171,7 @@ export class ScimService {
       throw ScimError.badRequest('invalidValue', "The address is not on a verified domain of the organization: provisioning needs the organization's DNS proof");
     }
     const userId = await this.tx.withSystemContext('SCIM provisioning creates or finds the account of a verified-domain address', async () => {
-      const created = await this.accounts.createUser(email, input.name ?? '');
+      const created = await this.accounts.createUser(email, input.name ?? this.joinedName(input) ?? '');
       if (created) return created;
       const existing = await this.users.userIdByEmail(email);
       if (!existing) throw ScimError.conflict('The address was taken concurrently');
@@ -158,6 +179,7 @@ export class ScimService {
     });
     await this.accounts.addOrgMember(orgId, userId, roleId);
     await this.users.link(scope, userId, input.externalId ?? null);
+    await this.users.saveProfile(scope, userId, { userName, ...this.names(input) });
     if (input.active === false) await this.deactivate(p, scope, userId);
     await this.audit.record({ action: 'scim.user.create', orgId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId, roleId } });
     const row = await this.users.get(scope, userId);
@@ -169,7 +191,13 @@ export class ScimService {
     const current = await this.users.get(scope, id);
     if (!current) throw ScimError.notFound('User not found');
     const input = this.readUser(body, true);
-    return this.applyChanges(p, scope, current, { ...input, externalId: input.externalId ?? null, name: input.name ?? '' });
+    return this.applyChanges(p, scope, current, {
+      ...input,
+      externalId: input.externalId ?? null,
+      name: input.name ?? this.joinedName(input) ?? '',
+      givenName: input.givenName ?? null,
+      familyName: input.familyName ?? null,
+    });
   }
 
   async patchUser(p: Principal, id: string, body: unknown): Promise<Record<string, unknown>> {
@@ -192,6 +220,7 @@ export class ScimService {
     const scope = this.scopeOf(p);
     const current = await this.users.get(scope, id);
     if (!current) throw ScimError.notFound('User not found');
+    await this.requireMayActOn(p, scope, id);
     await this.deactivate(p, scope, id);
     await this.db.exec(`DELETE FROM scim_users WHERE connection_id = $1 AND user_id = $2`, [scope.connectionId, id]);
     await this.audit.record({ action: 'scim.user.delete', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: id, details: { connectionId: scope.connectionId } });
@@ -206,6 +235,9 @@ export class ScimService {
         change.active = toBoolean(value, 'active');
         return;
       case 'username':
+        if (remove) throw ScimError.badRequest('mutability', 'userName cannot be removed');
+        change.userName = this.readUserName(value);
+        return;
       case 'emails[type eq "work"].value':
       case 'emails':
         if (remove) throw ScimError.badRequest('mutability', 'The email cannot be removed');
@@ -216,12 +248,14 @@ export class ScimService {
         change.name = remove ? '' : text(value, rawPath);
         return;
       case 'name':
-        if (remove) change.name = '';
-        else if (value && typeof value === 'object') change.name = this.nameOf(value as Record<string, unknown>) ?? change.name;
+        if (remove) Object.assign(change, { name: '', givenName: null, familyName: null });
+        else if (value && typeof value === 'object') Object.assign(change, this.nameParts(value as Record<string, unknown>));
         return;
       case 'name.givenname':
+        change.givenName = remove ? null : text(value, rawPath);
+        return;
       case 'name.familyname':
-        // Kept as one display name: the given and family parts are not stored apart.
+        change.familyName = remove ? null : text(value, rawPath);
         return;
       case 'externalid':
         change.externalId = remove ? null : text(value, 'externalId');
@@ -232,23 +266,51 @@ export class ScimService {
     }
   }
 
+  /**
+   * Every change to a person goes through the rule of acting on a person: the administrator the
+   * connection acts for must cover everything the person holds in the connection's tenant. What the
+   * connection keeps of its own (userName, name parts, externalId) is stored per connection; the
+   * account's sign-in email changes only where the organization owns the account, and the account's
+   * name only where the administrator has authority over every tenant of the person.
+   */
   private async applyChanges(p: Principal, scope: ConnectionScope, current: ScimUserRow, change: UserInput): Promise<Record<string, unknown>> {
-    const email = change.email ?? current.email;
-    const name = change.name ?? current.name;
-    if (email.toLowerCase() !== current.email.toLowerCase()) {
+    const emailChanges = change.email !== undefined && change.email !== current.email;
+    const userNameChanges = change.userName !== undefined && change.userName !== current.user_name;
+    const nameChanges =
+      (change.name !== undefined && change.name !== current.name) ||
+      (change.givenName !== undefined && change.givenName !== current.given_name) ||
+      (change.familyName !== undefined && change.familyName !== current.family_name);
+    const activeChanges = change.active !== undefined && change.active !== current.active;
+    if (emailChanges || userNameChanges || nameChanges || activeChanges) await this.requireMayActOn(p, scope, current.id);
+    if (emailChanges) {
+      const email = change.email!;
+      if (!(await this.authority.mayActOn(p.userId, current.id, { kind: 'email', email }))) throw new ScimError(403, EMAIL_CHANGE_REFUSED);
       const taken = await this.tx.withSystemContext('SCIM checks whether an address is held by another account', () => this.users.emailTakenByOther(current.id, email));
-      if (taken) throw ScimError.conflict('Another account holds this userName');
+      if (taken) throw new ScimError(403, EMAIL_CHANGE_REFUSED);
     }
-    if (email !== current.email || name !== current.name) await this.accounts.updateProfile(current.id, email, name);
+    if (userNameChanges && (await this.users.userNameTaken(scope, change.userName!, current.id))) throw ScimError.conflict('Another user of this connection has this userName');
     if (change.externalId !== undefined || !(await this.linked(scope, current.id))) await this.users.link(scope, current.id, change.externalId);
+    await this.users.saveProfile(scope, current.id, { userName: userNameChanges ? change.userName : undefined, ...(nameChanges ? this.names(change) : {}) });
+    if (emailChanges) await this.accounts.updateProfile(current.id, change.email!, current.name);
+    if (nameChanges && change.name !== undefined && (await this.authority.mayActOn(p.userId, current.id, { kind: 'identity' }))) {
+      // The account's own name follows only where this administrator has authority over every tenant of the person.
+      await this.accounts.updateName(current.id, change.name);
+    }
     if (change.active === false && current.active) await this.deactivate(p, scope, current.id);
     if (change.active === true && !current.active) {
-      await this.accounts.reactivate(scope, current.id);
+      const by = await this.accounts.suspendedBy(scope, current.id);
+      if (by && by !== scope.connectionId) throw new ScimError(403, SUSPENDED_ELSEWHERE);
+      await this.accounts.reactivate(scope, current.id, scope.connectionId);
       await this.audit.record({ action: 'scim.user.reactivate', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: current.id, details: { connectionId: scope.connectionId } });
       this.forgetAfterCommit(current.id);
     }
     const row = await this.users.get(scope, current.id);
     return this.toUser(row!);
+  }
+
+  private async requireMayActOn(p: Principal, scope: ConnectionScope, userId: string): Promise<void> {
+    const tenant = scope.orgId ? { orgId: scope.orgId } : { partnerId: scope.partnerId! };
+    if (!(await this.authority.mayActOn(p.userId, userId, { kind: 'tenant', tenant }))) throw new ScimError(403, OUT_OF_REACH);
   }
 
   private async linked(scope: ConnectionScope, userId: string): Promise<boolean> {
@@ -259,13 +321,17 @@ export class ScimService {
    * Deprovisioning, immediate and total, inside this request's transaction: the membership is
    * suspended and scim_deprovision_user ends every session, refresh token and API key of the user
    * in the connection's scope, every pending request they filed and every elevation they approved
-   * that is still in its window (revoke_elevation queued for actuated ones). The principal cache
-   * forgets the user now and again once the answer has left (after the commit).
+   * that is still in its window (revoke_elevation queued for actuated ones). The suspension records
+   * this connection, the only one that may lift it. The principal cache forgets the user now and
+   * again once the answer has left (after the commit).
    */
   private async deactivate(p: Principal, scope: ConnectionScope, userId: string): Promise<void> {
-    const counts = await this.tx.withSystemContext('SCIM deprovisioning ends every credential and grant of a user in the connection scope', () =>
-      this.users.deprovision(scope, userId, 'scim_deprovisioned'),
-    );
+    await this.requireMayActOn(p, scope, userId);
+    const counts = await this.tx.withSystemContext('SCIM deprovisioning ends every credential and grant of a user in the connection scope', async () => {
+      const ended = await this.users.deprovision(scope, userId, 'scim_deprovisioned');
+      await this.accounts.recordSuspendingConnection(scope, userId, scope.connectionId);
+      return ended;
+    });
     const { sessionIds, ...details } = counts ?? { sessionIds: [] as string[] };
     await this.audit.record({ action: 'scim.user.deactivate', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId, ...details } });
     for (const sid of sessionIds) this.resolver.forgetSession(sid);
@@ -283,22 +349,39 @@ export class ScimService {
     const b = body as Record<string, unknown>;
     if (!Array.isArray(b.schemas) || !b.schemas.includes(USER_SCHEMA)) throw ScimError.badRequest('invalidSyntax', `schemas must include ${USER_SCHEMA}`);
     const emailSource = b.emails !== undefined ? this.primaryEmail(b.emails) : undefined;
-    const userName = b.userName;
-    if (full && (typeof userName !== 'string' || userName.length === 0)) throw ScimError.badRequest('invalidValue', 'userName is required');
-    const email = this.readEmail(typeof userName === 'string' && EMAIL.test(userName) ? userName : (emailSource ?? userName));
-    const name = typeof b.displayName === 'string' ? text(b.displayName, 'displayName') : b.name && typeof b.name === 'object' ? this.nameOf(b.name as Record<string, unknown>) : undefined;
+    if (full && (typeof b.userName !== 'string' || b.userName.length === 0)) throw ScimError.badRequest('invalidValue', 'userName is required');
+    const userName = b.userName === undefined ? undefined : this.readUserName(b.userName);
+    const email = emailSource !== undefined ? this.readEmail(emailSource) : userName !== undefined && EMAIL.test(userName) ? userName : undefined;
+    const parts = b.name && typeof b.name === 'object' && !Array.isArray(b.name) ? this.nameParts(b.name as Record<string, unknown>) : {};
+    const name = typeof b.displayName === 'string' ? text(b.displayName, 'displayName') : parts.name;
     return {
+      userName,
       email,
-      name: name ?? undefined,
+      name,
+      givenName: parts.givenName,
+      familyName: parts.familyName,
       externalId: b.externalId === undefined || b.externalId === null ? undefined : text(b.externalId, 'externalId'),
       active: b.active === undefined ? undefined : toBoolean(b.active, 'active'),
     };
   }
 
-  private nameOf(n: Record<string, unknown>): string | undefined {
-    if (typeof n.formatted === 'string') return text(n.formatted, 'name.formatted');
-    const parts = [n.givenName, n.familyName].filter((x): x is string => typeof x === 'string' && x.length > 0);
+  /** formatted, givenName and familyName of a `name` object; the display name from the parts when formatted is absent. */
+  private nameParts(n: Record<string, unknown>): Pick<UserInput, 'name' | 'givenName' | 'familyName'> {
+    const out: Pick<UserInput, 'name' | 'givenName' | 'familyName'> = {};
+    if (n.givenName !== undefined) out.givenName = n.givenName === null ? null : text(n.givenName, 'name.givenName');
+    if (n.familyName !== undefined) out.familyName = n.familyName === null ? null : text(n.familyName, 'name.familyName');
+    if (typeof n.formatted === 'string') out.name = text(n.formatted, 'name.formatted');
+    else if (out.givenName || out.familyName) out.name = this.joinedName(out);
+    return out;
+  }
+
+  private joinedName(input: Pick<UserInput, 'givenName' | 'familyName'>): string | undefined {
+    const parts = [input.givenName, input.familyName].filter((x): x is string => typeof x === 'string' && x.length > 0);
     return parts.length ? text(parts.join(' '), 'name') : undefined;
+  }
+
+  private names(input: UserInput): { displayName?: string; givenName?: string | null; familyName?: string | null } {
+    return { displayName: input.name, givenName: input.givenName, familyName: input.familyName };
   }
 
   private primaryEmail(value: unknown): unknown {
@@ -309,8 +392,14 @@ export class ScimService {
   }
 
   private readEmail(value: unknown): string {
-    if (typeof value !== 'string' || value.length > 255 || !EMAIL.test(value)) throw ScimError.badRequest('invalidValue', 'userName must be an email address of at most 255 characters');
+    if (typeof value !== 'string' || value.length > 255 || !EMAIL.test(value)) throw ScimError.badRequest('invalidValue', 'The email must be an email address of at most 255 characters');
     return value;
+  }
+
+  private readUserName(value: unknown): string {
+    const name = text(value, 'userName');
+    if (name.trim().length === 0) throw ScimError.badRequest('invalidValue', 'userName must not be empty');
+    return name;
   }
 
   // ---- Groups -------------------------------------------------------------------------------
@@ -474,14 +563,13 @@ export class ScimService {
         [scope.connectionId, userId],
       )).map((g) => g.display_name);
       const applied = await this.tx.withSystemContext('group-to-role mappings re-check the administrator who saved them', () =>
-        this.applier.apply({ orgId: scope.orgId, partnerId: scope.partnerId, connectionId: scope.connectionId, defaultRoleId: connection?.default_role_id ?? null }, userId, groups),
+        this.applier.apply({ orgId: scope.orgId, partnerId: scope.partnerId, connectionId: scope.connectionId, defaultRoleId: connection?.default_role_id ?? null, actorId: p.userId }, userId, groups),
       );
       if (applied.outcome !== 'no_mappings' && applied.outcome !== 'unchanged') {
         await this.audit.record({ action: 'scim.user.role_mapped', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId, outcome: applied.outcome, roleId: applied.roleId ?? null } });
         this.forgetAfterCommit(userId);
       }
     }
-    void p;
   }
 }
 

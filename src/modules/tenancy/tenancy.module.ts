@@ -1,3 +1,4 @@
+import { UserAccountsModule } from './users/user-accounts.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
@@ -41,7 +42,7 @@ import { UserRepository } from './users/user.repository';
 import { UserService } from './users/user.service';
 
 @Module({
-  imports: [AuthModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity, PartnerEntity])],
+  imports: [AuthModule, UserAccountsModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity, PartnerEntity])],
   controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,

@@ -38,11 +38,11 @@ export class ApiKeyController {
   /**
    * Revokes an API key at once; revoking it again changes nothing.
    *
-   * @remarks Needs `organizations:write` and MFA. A key of another tenant, or a partner-wide key seen by a technician limited to selected organizations, answers 404.
+   * @remarks Needs `organizations:write` and MFA. Revoking a key another person created acts on that person: it needs authority over everything they hold in the key's organization or partner (403 `person_out_of_reach`). A key of another tenant, or a partner-wide key seen by a technician limited to selected organizations, answers 404.
    */
   @Delete(':id')
   @Auth({ permission: 'organizations:write', mfa: true })
-  revoke(@UuidParam() id: string): Promise<ApiKeyResponseDto> {
-    return this.keys.revoke(id);
+  revoke(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ApiKeyResponseDto> {
+    return this.keys.revoke(principal, id);
   }
 }

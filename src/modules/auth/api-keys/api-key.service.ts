@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
+import { PersonAuthorityService } from '../../tenancy/users/person-authority.service';
 import { AuditService } from '../../audit/audit.service';
 import { normalizePermissions, notCovered } from '../../tenancy/roles/permission-set.util';
 import type { ApiKeyCreatedDto, ApiKeyDto, ApiKeyListDto, ApiKeyResponseDto, CreateApiKeyDto, ListApiKeysQueryDto } from './api-key.dto';
@@ -36,6 +37,7 @@ export class ApiKeyService {
   constructor(
     private readonly repo: ApiKeyRepository,
     private readonly audit: AuditService,
+    private readonly authority: PersonAuthorityService,
   ) {}
 
   async list(principal: Principal, q: ListApiKeysQueryDto): Promise<ApiKeyListDto> {
@@ -79,7 +81,14 @@ export class ApiKeyService {
     return { success: true, apiKey: toDto(row), key };
   }
 
-  async revoke(id: string): Promise<ApiKeyResponseDto> {
+  /** A key is its creator's credential: revoking another person's key acts on that person. */
+  async revoke(principal: Principal, id: string): Promise<ApiKeyResponseDto> {
+    const key = await this.repo.find(id);
+    if (!key) throw ApiKeyErrors.notFound();
+    if (!key.revokedAt && key.createdBy && key.createdBy !== principal.userId) {
+      const tenant = key.orgId ? { orgId: key.orgId } : { partnerId: key.partnerId as string };
+      await this.authority.requireMayActOn(principal.userId, key.createdBy, { kind: 'tenant', tenant });
+    }
     const row = await this.repo.revoke(id);
     if (!row) throw ApiKeyErrors.notFound();
     await this.audit.record({

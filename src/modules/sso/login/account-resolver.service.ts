@@ -1,4 +1,5 @@
 import { AccountProvisioningService } from '../../tenancy/users/account-provisioning.service';
+import { PersonAuthorityService } from '../../tenancy/users/person-authority.service';
 import { Injectable } from '@nestjs/common';
 import { hasPermission } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
@@ -58,6 +59,7 @@ export class AccountResolverService {
     private readonly audit: AuditService,
     private readonly groupRoles: GroupRoleApplier,
     private readonly accounts: AccountProvisioningService,
+    private readonly authority: PersonAuthorityService,
   ) {}
 
   async resolve(input: VerifiedSignIn): Promise<ResolvedAccount> {
@@ -134,30 +136,22 @@ export class AccountResolverService {
    * delegation rule of default roles (spec 1.2.4) applied to every sign-in. Without it an
    * administrator with `organizations:write` alone could sign in as the organization's owner, or
    * a technician as the partner administrator. The configurer is whoever last changed the
-   * provider; they must be active, hold every permission the account holds in the provider's
-   * organization (or partner), and, for a partner provider, reach every organization the account
-   * reaches. An entitled administrator re-saving the provider restores sign-in.
+   * provider; they must be active and have authority over everything the account holds in the
+   * provider's organization (or partner): every permission, every organization and every site
+   * (PersonAuthorityService, the rule of acting on a person). An entitled administrator re-saving
+   * the provider restores sign-in.
    */
   private async requireConfigurerCovers(provider: LoginProviderRow, userId: string): Promise<void> {
     const configurerId = provider.updated_by ?? provider.created_by;
     if (configurerId === userId) return;
     if (!configurerId) refuse('invalid_provider_configuration', 'provider_configurer_unknown');
-    // The configurer's row and both grants in one statement.
-    if (provider.org_id) {
-      const grants = await this.repo.grantsInOrganization(provider.org_id, [configurerId, userId]);
-      const configurer = grants.find((g) => g.id === configurerId);
-      if (!configurer || configurer.status !== 'active') refuse('invalid_provider_configuration', 'provider_configurer_inactive');
-      const needed = grants.find((g) => g.id === userId)?.permissions ?? [];
-      if (!needed.every((permission) => hasPermission(configurer.permissions, permission))) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
-      return;
-    }
-    const grants = await this.repo.grantsInPartner(provider.partner_id!, [configurerId, userId]);
-    const configurer = grants.find((g) => g.id === configurerId);
+    // The configurer's row and grant, for the reason of a refusal; the coverage itself is the rule of acting on a person.
+    const tenant = provider.org_id ? { orgId: provider.org_id } : { partnerId: provider.partner_id! };
+    const [configurer] = provider.org_id
+      ? await this.repo.grantsInOrganization(provider.org_id, [configurerId])
+      : await this.repo.grantsInPartner(provider.partner_id!, [configurerId]);
     if (!configurer || configurer.status !== 'active') refuse('invalid_provider_configuration', 'provider_configurer_inactive');
-    const held = configurer.permissions;
-    const needed = grants.find((g) => g.id === userId);
-    const covered = !!held && !!needed?.permissions && needed.permissions.every((permission) => hasPermission(held, permission)) && (configurer.all_orgs || !needed.all_orgs);
-    if (!covered) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
+    if (!(await this.authority.mayActOn(configurerId, userId, { kind: 'tenant', tenant }))) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
   }
 
   /**

@@ -49,6 +49,10 @@ export class AccountProvisioningRepository {
     return affected ?? 0;
   }
 
+  async updateName(userId: string, name: string): Promise<number> {
+    return (await (await this.db.repo(UserEntity)).update({ id: userId, name: Not(name) }, { name })).affected ?? 0;
+  }
+
   /** 1 when added, 0 when already a member. */
   async addOrgMember(orgId: string, userId: string, roleId: string): Promise<number> {
     const memberships = await this.db.repo(OrganizationMembershipEntity);
@@ -56,12 +60,38 @@ export class AccountProvisioningRepository {
     return (raw as unknown[]).length;
   }
 
-  /** 1 when the membership was suspended and now counts again. */
-  async reactivate(scope: MembershipScope, userId: string): Promise<number> {
-    const { affected } = scope.orgId
-      ? await (await this.db.repo(OrganizationMembershipEntity)).update({ orgId: scope.orgId, userId, suspendedAt: Not(IsNull()) }, { suspendedAt: null })
-      : await (await this.db.repo(PartnerMembershipEntity)).update({ partnerId: scope.partnerId as string, userId, suspendedAt: Not(IsNull()) }, { suspendedAt: null });
-    return affected ?? 0;
+  /**
+   * 1 when the membership was suspended and now counts again. With a connection, only a suspension
+   * that connection made (or one made before suspensions recorded their connection) is lifted.
+   */
+  async reactivate(scope: MembershipScope, userId: string, connectionId: string | null = null): Promise<number> {
+    const [table, owner] = scope.orgId ? ['organization_memberships', 'org_id'] : ['partner_memberships', 'partner_id'];
+    return this.db.exec(
+      `UPDATE ${table} SET suspended_at = NULL, suspended_by_connection_id = NULL
+        WHERE ${owner} = $1 AND user_id = $2 AND suspended_at IS NOT NULL
+          AND ($3::uuid IS NULL OR suspended_by_connection_id IS NULL OR suspended_by_connection_id = $3)`,
+      [scope.orgId ?? scope.partnerId, userId, connectionId],
+    );
+  }
+
+  /** The SCIM connection that suspended the membership, if one did; undefined when it is not suspended. */
+  async suspendedBy(scope: MembershipScope, userId: string): Promise<string | null | undefined> {
+    const [table, owner] = scope.orgId ? ['organization_memberships', 'org_id'] : ['partner_memberships', 'partner_id'];
+    const row = await this.db.one<{ suspended_at: Date | null; by: string | null }>(
+      `SELECT suspended_at, suspended_by_connection_id AS by FROM ${table} WHERE ${owner} = $1 AND user_id = $2`,
+      [scope.orgId ?? scope.partnerId, userId],
+    );
+    return row?.suspended_at ? row.by : undefined;
+  }
+
+  /** Records the connection behind a suspension in force, unless another connection's is already recorded. */
+  async recordSuspendingConnection(scope: MembershipScope, userId: string, connectionId: string): Promise<number> {
+    const [table, owner] = scope.orgId ? ['organization_memberships', 'org_id'] : ['partner_memberships', 'partner_id'];
+    return this.db.exec(
+      `UPDATE ${table} SET suspended_by_connection_id = $3
+        WHERE ${owner} = $1 AND user_id = $2 AND suspended_at IS NOT NULL AND suspended_by_connection_id IS NULL`,
+      [scope.orgId ?? scope.partnerId, userId, connectionId],
+    );
   }
 
   /** Keeps the time of a suspension already in force. */

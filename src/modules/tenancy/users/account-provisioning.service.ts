@@ -33,9 +33,23 @@ export class AccountProvisioningService {
     return this.repo.addOrgMember(orgId, userId, roleId);
   }
 
-  /** Sign-in restored, nothing else: the membership counts again. */
-  reactivate(scope: MembershipScope, userId: string): Promise<number> {
-    return this.repo.reactivate(scope, userId);
+  /** Sign-in restored, nothing else: the membership counts again (with a connection: only a suspension it made). */
+  reactivate(scope: MembershipScope, userId: string, connectionId: string | null = null): Promise<number> {
+    return this.repo.reactivate(scope, userId, connectionId);
+  }
+
+  /** The SCIM connection behind a suspension in force (null: none recorded); undefined when not suspended. */
+  suspendedBy(scope: MembershipScope, userId: string): Promise<string | null | undefined> {
+    return this.repo.suspendedBy(scope, userId);
+  }
+
+  recordSuspendingConnection(scope: MembershipScope, userId: string, connectionId: string): Promise<number> {
+    return this.repo.recordSuspendingConnection(scope, userId, connectionId);
+  }
+
+  /** The account's name alone. */
+  updateName(userId: string, name: string): Promise<number> {
+    return this.repo.updateName(userId, name);
   }
 
   suspend(scope: MembershipScope, userId: string): Promise<number> {

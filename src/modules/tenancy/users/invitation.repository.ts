@@ -63,6 +63,19 @@ export class InvitationRepository {
     }
   }
 
+  async rolePermissions(roleId: string): Promise<string[] | null> {
+    return (await this.db.one<{ permissions: string[] }>(`SELECT permissions FROM roles WHERE id = $1`, [roleId]))?.permissions ?? null;
+  }
+
+  /** The inviter reaches these organizations of the partner (null: every one, now and later) as a live technician. */
+  async inviterReachesOrganizations(inviterId: string, partnerId: string, orgIds: string[] | null): Promise<boolean> {
+    const row = await this.db.one<{ ok: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM app_actor_authority($1, NULL, $2) a WHERE a.org_ids IS NULL OR ($3::uuid[] IS NOT NULL AND $3::uuid[] <@ a.org_ids)) AS ok`,
+      [inviterId, partnerId, orgIds],
+    );
+    return row?.ok === true;
+  }
+
   async partnerOf(userId: string): Promise<string | null> {
     return (await (await this.db.repo(PartnerMembershipEntity)).findOne({ select: { partnerId: true }, where: { userId } }))?.partnerId ?? null;
   }

@@ -8,6 +8,7 @@ import type { InvitationListDto } from './invitation.dto';
 import { InvitationErrors } from './invitation.errors';
 import type { MembershipInvitationEntity } from './membership-invitation.entity';
 import { InvitationRepository } from './invitation.repository';
+import { PersonAuthorityService } from './person-authority.service';
 
 /**
  * The invitee's side of an invitation (see UserService.identityFor): an existing identity added
@@ -21,6 +22,7 @@ export class InvitationService {
     private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
     private readonly principals: PrincipalResolverService,
+    private readonly authority: PersonAuthorityService,
   ) {}
 
   async list(principal: Principal): Promise<InvitationListDto> {
@@ -44,6 +46,7 @@ export class InvitationService {
     await this.tx.withSystemContext("the invitee joins the inviting tenant, whose memberships only it could write", async () => {
       const invitation = await this.repo.lock(id, userId);
       if (!invitation) throw InvitationErrors.notFound();
+      await this.requireInviterStillGrants(invitation);
       if (invitation.orgId) {
         await this.repo.acceptOrganization(invitation);
       } else {
@@ -67,6 +70,19 @@ export class InvitationService {
       await this.audit.record({ action: 'invitation.decline', ...this.owner(invitation), resourceType: 'user', resourceId: userId, details: { invitationId: id } });
     });
     return { success: true };
+  }
+
+  /**
+   * An invitation hands out what its inviter could grant when they sent it; it is applied now, so
+   * the rule of acting on a person is asked again at acceptance: the inviter must still be able to
+   * grant the role on those sites (and, for a technician, those organizations) in the tenant.
+   */
+  private async requireInviterStillGrants(i: MembershipInvitationEntity): Promise<void> {
+    const role = await this.repo.rolePermissions(i.roleId);
+    const tenant = i.orgId ? { orgId: i.orgId } : { partnerId: i.partnerId as string };
+    const grantable = role !== null && (await this.authority.mayActOn(i.invitedBy, i.userId, { kind: 'grant', tenant, permissions: role, siteIds: i.siteIds }));
+    const orgsReached = grantable && (i.orgId !== null || (await this.repo.inviterReachesOrganizations(i.invitedBy as string, i.partnerId as string, i.orgAccess === 'all' ? null : (i.orgIds ?? []))));
+    if (!orgsReached) throw InvitationErrors.inviterNoLongerEntitled();
   }
 
   /** Only the person themselves answers an invitation: never an API key acting for them. */

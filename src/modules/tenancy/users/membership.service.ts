@@ -8,6 +8,7 @@ import { mapViolations } from '../../../common/errors/pg-error.util';
 import { requireOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import { MembershipGrantService } from './membership-grant.service';
+import { PersonAuthorityService } from './person-authority.service';
 import type { CreateMembershipDto, CreatePartnerMembershipDto, UpdateMembershipDto, UserResponseDto } from './user.dto';
 import { MembershipView, UserRepository } from './user.repository';
 import { UserService } from './user.service';
@@ -22,6 +23,7 @@ export class MembershipService {
     private readonly audit: AuditService,
     private readonly principals: PrincipalResolverService,
     private readonly tx: TenantTransactionService,
+    private readonly authority: PersonAuthorityService,
   ) {}
 
   /**
@@ -137,6 +139,8 @@ export class MembershipService {
     const current = await this.repo.membership(orgId, userId);
     if (!current) throw TenancyErrors.membershipNotFound();
     await this.grants.requireManageable(principal, current);
+    // The caller's credential may not exceed the membership (above); the person behind it must also have authority over everything the member holds here.
+    await this.authority.requireMayActOn(principal.userId, userId, { kind: 'tenant', tenant: { orgId } });
     return current;
   }
 

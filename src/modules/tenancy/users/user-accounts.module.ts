@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountProvisioningRepository } from './account-provisioning.repository';
 import { AccountProvisioningService } from './account-provisioning.service';
+import { PersonAuthorityRepository } from './person-authority.repository';
+import { PersonAuthorityService } from './person-authority.service';
 import { UserCredentialRepository } from './user-credential.repository';
 import { UserCredentialService } from './user-credential.service';
 import { UserEntity } from './user.entity';
@@ -27,7 +29,7 @@ import { PartnerMembershipEntity, PartnerMembershipOrgEntity, PartnerMembershipS
       MembershipInvitationEntity,
     ]),
   ],
-  providers: [UserCredentialService, UserCredentialRepository, AccountProvisioningService, AccountProvisioningRepository],
-  exports: [UserCredentialService, AccountProvisioningService],
+  providers: [UserCredentialService, UserCredentialRepository, AccountProvisioningService, AccountProvisioningRepository, PersonAuthorityService, PersonAuthorityRepository],
+  exports: [UserCredentialService, AccountProvisioningService, PersonAuthorityService],
 })
 export class UserAccountsModule {}
