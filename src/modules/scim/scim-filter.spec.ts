@@ -34,7 +34,7 @@ describe('SCIM filter to SQL', () => {
     ];
     // A tiny interpreter of the produced SQL over the same rows: each comparison evaluated as PostgreSQL would.
     const run = (sql: string, params: unknown[], u: (typeof users)[number]): boolean => {
-      const col: Record<string, string> = { 'x.email': u.userName, 'x.external_id': u.externalId, 'x.name': u.displayName };
+      const col: Record<string, string> = { 'x.email': u.emails[0].value, 'x.user_name': u.userName, 'x.external_id': u.externalId, 'x.name': u.displayName };
       const js = sql
         .replace(/lower\((x\.\w+)\)/g, (_, c) => JSON.stringify(col[c].toLowerCase()))
         .replace(/x\.\w+/g, (c) => JSON.stringify(col[c]))

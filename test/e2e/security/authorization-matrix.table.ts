@@ -143,14 +143,14 @@ async function freshMember(ctx: Ctx, org: 'orgA' | 'orgB'): Promise<{ id: string
   return { id: created.user.id };
 }
 
-/** An invitation of one of partner Q's organizations addressed to a person (the caller, or someone else). */
+/** An invitation of one of partner Q's organizations addressed to a person (the caller, or someone else), sent by partner Q's administrator. */
 async function invitation(ctx: Ctx, org: 'orgInviteAccept' | 'orgInviteDecline', userId: string): Promise<{ id: string }> {
   const role = org === 'orgInviteAccept' ? 'inviteRoleAccept' : 'inviteRoleDecline';
   const [row] = await ctx.sql<{ id: string }>(
-    `INSERT INTO membership_invitations (user_id, org_id, role_id, email, name)
-     SELECT id, $2, $3, email, name FROM users WHERE id = $1
-     ON CONFLICT (org_id, user_id) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
-    [userId, ctx.ids[org], ctx.ids[role]],
+    `INSERT INTO membership_invitations (user_id, org_id, role_id, email, name, invited_by)
+     SELECT id, $2, $3, email, name, $4 FROM users WHERE id = $1
+     ON CONFLICT (org_id, user_id) DO UPDATE SET name = EXCLUDED.name, invited_by = EXCLUDED.invited_by RETURNING id`,
+    [userId, ctx.ids[org], ctx.ids[role], ctx.ids.otherPartner],
   );
   return row;
 }

@@ -206,7 +206,14 @@ describe('SAML sign-in with a signing test IdP', () => {
     });
 
     it("reads the provider's own attribute mapping before the spec table", async () => {
-      const org = (await t.seed({ partners: [{ key: 'p', name: `P ${uniq()}` }], organizations: [{ key: 'o', partner: 'p', name: `O ${uniq()}` }] })).o;
+      // The organization's own administrator configures its IdP: a provider signs in only accounts its configurer has authority over.
+      const seeded = await t.seed({
+        partners: [{ key: 'p', name: `P ${uniq()}` }],
+        organizations: [{ key: 'o', partner: 'p', name: `O ${uniq()}` }],
+        roles: [{ key: 'admin', scope: 'organization', organization: 'o', name: 'Admin', permissions: ['*'] }],
+        users: [{ key: 'admin', email: `admin-${uniq()}@example.com`, name: 'Admin', memberships: [{ organization: 'o', role: 'admin' }] }],
+      });
+      const org = seeded.o;
       const own = `own-${uniq()}.example`;
       await verifyDomain(org, own);
       const role = (await ownerQuery<{ id: string }>(`INSERT INTO roles (scope, org_id, name, permissions) VALUES ('organization', $1, 'Member', '{}') RETURNING id`, [org]))[0].id;
@@ -214,8 +221,8 @@ describe('SAML sign-in with a signing test IdP', () => {
         orgId: org,
         idp,
         defaultRoleId: role,
-        defaultRoleSetBy: ids.tech,
-        configuredBy: ids.tech,
+        defaultRoleSetBy: seeded.admin,
+        configuredBy: seeded.admin,
         attributeMapping: { email: 'User.email', name: 'User.name', groups: 'memberOf' },
       });
       const cb = await samlRoundTrip(t, `/api/v1/sso/saml/login/${org}`, (req) =>

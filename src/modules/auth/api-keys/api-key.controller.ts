@@ -41,6 +41,7 @@ export class ApiKeyController {
    * @remarks Needs `organizations:write` and MFA. Revoking a key another person created acts on that person: it needs authority over everything they hold in the key's organization or partner (403 `person_out_of_reach`). A key of another tenant, or a partner-wide key seen by a technician limited to selected organizations, answers 404.
    */
   @Delete(':id')
+  @ApiErrors({ 403: ['person_out_of_reach'] })
   @Auth({ permission: 'organizations:write', mfa: true })
   revoke(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ApiKeyResponseDto> {
     return this.keys.revoke(principal, id);

@@ -145,13 +145,11 @@ export class AccountResolverService {
     const configurerId = provider.updated_by ?? provider.created_by;
     if (configurerId === userId) return;
     if (!configurerId) refuse('invalid_provider_configuration', 'provider_configurer_unknown');
-    // The configurer's row and grant, for the reason of a refusal; the coverage itself is the rule of acting on a person.
+    // The configurer's account and the rule of acting on a person, in one statement.
     const tenant = provider.org_id ? { orgId: provider.org_id } : { partnerId: provider.partner_id! };
-    const [configurer] = provider.org_id
-      ? await this.repo.grantsInOrganization(provider.org_id, [configurerId])
-      : await this.repo.grantsInPartner(provider.partner_id!, [configurerId]);
-    if (!configurer || configurer.status !== 'active') refuse('invalid_provider_configuration', 'provider_configurer_inactive');
-    if (!(await this.authority.mayActOn(configurerId, userId, { kind: 'tenant', tenant }))) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
+    const standing = await this.authority.standing(configurerId, userId, tenant);
+    if (!standing?.active) refuse('invalid_provider_configuration', 'provider_configurer_inactive');
+    if (!standing.covers) refuse('invalid_provider_configuration', 'provider_configurer_not_entitled_for_account');
   }
 
   /**

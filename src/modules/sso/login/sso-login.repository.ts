@@ -98,12 +98,6 @@ export interface OrganizationGrantRow extends LoginUserRow {
   permissions: string[];
 }
 
-/** A user, and their grant in a partner (null: not an unsuspended technician of it). */
-export interface PartnerGrantRow extends LoginUserRow {
-  permissions: string[] | null;
-  all_orgs: boolean | null;
-}
-
 /** A sign-in's first look at its tenant and the IdP subject (SsoLoginRepository.subjectIn). */
 export interface SubjectInTenant {
   /** The provider's organization and its partner, or its partner, are active. */
@@ -399,21 +393,6 @@ export class SsoLoginRepository {
               coalesce((SELECT array_agg(p) FROM grants g CROSS JOIN LATERAL unnest(g.permissions) p WHERE g.user_id = u.id), '{}') AS permissions
          FROM users u WHERE u.id = ANY ($2::uuid[])`,
       [orgId, userIds],
-    );
-  }
-
-  /**
-   * The users with these ids (those that exist), each with their permissions in the partner and
-   * whether they reach every organization of it (both null unless an unsuspended technician of it).
-   */
-  grantsInPartner(partnerId: string, userIds: string[]): Promise<PartnerGrantRow[]> {
-    return this.db.rows<PartnerGrantRow>(
-      `SELECT ${USER_COLUMNS}, r.permissions, CASE WHEN r.id IS NULL THEN NULL ELSE pm.org_access = 'all' END AS all_orgs
-         FROM users u
-         LEFT JOIN partner_memberships pm ON pm.partner_id = $1 AND pm.user_id = u.id AND pm.suspended_at IS NULL
-         LEFT JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-        WHERE u.id = ANY ($2::uuid[])`,
-      [partnerId, userIds],
     );
   }
 

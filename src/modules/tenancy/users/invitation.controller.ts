@@ -30,12 +30,13 @@ export class InvitationController {
    * Accepts an invitation: joins the organization or partner with the role and sites it names.
    *
    * @remarks The invited person only, at a session (not with an API key). 409 `membership_exists` when already a
-   * technician of a partner.
+   * technician of a partner; 409 `invitation_stale` when the person who sent it can no longer grant its role, sites or
+   * organizations (it is applied now, so it is checked now).
    */
   @Post(':id/accept')
   @HttpCode(200)
   @Auth()
-  @ApiErrors({ 403: ['user_required'], 409: ['membership_exists'] })
+  @ApiErrors({ 403: ['user_required'], 409: ['membership_exists', 'invitation_stale'] })
   accept(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SuccessDto> {
     return this.invitations.accept(principal, id);
   }

@@ -12,6 +12,17 @@ export class PersonAuthorityRepository {
     return row?.ok === true;
   }
 
+  /** The actor's account status with the answer, in one statement (null: no such account). */
+  async standing(actorId: string, targetId: string, tenant: PersonTenant): Promise<{ active: boolean; covers: boolean } | null> {
+    const row = await this.db.one<{ status: string; covers: boolean }>(`SELECT status, app_may_act_on(id, $2, $3, $4) AS covers FROM users WHERE id = $1`, [
+      actorId,
+      targetId,
+      tenant.orgId ?? null,
+      tenant.orgId ? null : tenant.partnerId,
+    ]);
+    return row ? { active: row.status === 'active', covers: row.covers === true } : null;
+  }
+
   async mayActOnIdentity(actorId: string, targetId: string): Promise<boolean> {
     return (await this.db.one<{ ok: boolean }>(`SELECT app_may_act_on_identity($1, $2) AS ok`, [actorId, targetId]))?.ok === true;
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PersonChange, personOutOfReach } from '../../../common/person-authority';
+import { PersonChange, personOutOfReach, PersonTenant } from '../../../common/person-authority';
 import { PersonAuthorityRepository } from './person-authority.repository';
 
 /**
@@ -26,6 +26,14 @@ export class PersonAuthorityService {
       case 'grant':
         return this.repo.mayGrant(actorId, change.tenant, change.permissions, change.siteIds);
     }
+  }
+
+  /**
+   * Whether the actor's account is active, and whether they may act on the target in the tenant, in
+   * one question (null: the actor has no account), for callers that tell the two refusals apart.
+   */
+  standing(actorId: string, targetId: string, tenant: PersonTenant): Promise<{ active: boolean; covers: boolean } | null> {
+    return this.repo.standing(actorId, targetId, tenant);
   }
 
   /** mayActOn, or 403 `person_out_of_reach`. */

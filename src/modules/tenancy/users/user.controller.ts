@@ -70,11 +70,12 @@ export class UserController {
    * Changes the role or sites of a user's membership in an organization.
    *
    * @remarks Needs `users:write` and an MFA session. 403 `privilege_escalation` for a role beyond the caller's own
-   * permissions.
+   * permissions; 403 `person_out_of_reach` when the member holds more than the caller has authority over (a
+   * permission, or a site, beyond the caller's).
    */
   @Patch(':id/memberships/:orgId')
   @Auth({ permission: 'users:write', mfa: true })
-  @ApiErrors({ 400: ['role_scope_mismatch'], 403: ['privilege_escalation'] })
+  @ApiErrors({ 400: ['role_scope_mismatch'], 403: ['privilege_escalation', 'person_out_of_reach'] })
   updateMembership(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -87,10 +88,12 @@ export class UserController {
   /**
    * Removes a user from an organization.
    *
-   * @remarks Needs `users:write` and an MFA session.
+   * @remarks Needs `users:write` and an MFA session. 403 `person_out_of_reach` when the member holds more than the
+   * caller has authority over.
    */
   @Delete(':id/memberships/:orgId')
   @Auth({ permission: 'users:write', mfa: true })
+  @ApiErrors({ 403: ['person_out_of_reach'] })
   removeMembership(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @UuidParam('orgId') orgId: string): Promise<SuccessDto> {
     return this.memberships.remove(principal, id, orgId);
   }

@@ -5,6 +5,9 @@ SELECT g.idp_group, g.role_id, g.site_ids, g.set_by, r.permissions
  FROM group_role_mappings g JOIN roles r ON r.id = g.role_id
 WHERE ${…} ORDER BY g.position;
 
+-- GroupRoleApplier.apply.fallback
+SELECT permissions FROM roles WHERE id = $1;
+
 -- GroupRoleApplier.stillGrantable.row
 SELECT r.permissions FROM users u
  JOIN LATERAL (

@@ -106,13 +106,6 @@ SELECT ${…},
        coalesce((SELECT array_agg(p) FROM grants g CROSS JOIN LATERAL unnest(g.permissions) p WHERE g.user_id = u.id), '{}') AS permissions
   FROM users u WHERE u.id = ANY ($2::uuid[]);
 
--- SsoLoginRepository.grantsInPartner
-SELECT ${…}, r.permissions, CASE WHEN r.id IS NULL THEN NULL ELSE pm.org_access = 'all' END AS all_orgs
- FROM users u
- LEFT JOIN partner_memberships pm ON pm.partner_id = $1 AND pm.user_id = u.id AND pm.suspended_at IS NULL
- LEFT JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-WHERE u.id = ANY ($2::uuid[]);
-
 -- SsoLoginRepository.upsertIdentity
 INSERT INTO user_sso_identities (org_id, partner_id, user_id, provider_id, external_id, email, profile, access_token, refresh_token, token_expires_at, last_login_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())

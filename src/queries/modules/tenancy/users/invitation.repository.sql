@@ -12,6 +12,12 @@ ORDER BY i.created_at, i.id;
 -- InvitationRepository.acceptOrganization
 INSERT INTO organization_membership_sites (org_id, user_id, site_id) SELECT $1, $2, s.id FROM sites s WHERE s.org_id = $1 AND s.id = ANY ($3::uuid[]);
 
+-- InvitationRepository.rolePermissions
+SELECT permissions FROM roles WHERE id = $1;
+
+-- InvitationRepository.inviterReachesOrganizations.row
+SELECT EXISTS (SELECT 1 FROM app_actor_authority($1, NULL, $2) a WHERE a.org_ids IS NULL OR ($3::uuid[] IS NOT NULL AND $3::uuid[] <@ a.org_ids)) AS ok;
+
 -- InvitationRepository.acceptPartner
 INSERT INTO partner_membership_orgs (partner_id, user_id, org_id) SELECT $1, $2, o.id FROM organizations o WHERE o.partner_id = $1 AND o.id = ANY ($3::uuid[]);
 
