@@ -1,11 +1,8 @@
 import request from 'supertest';
 import { PASSWORD, tenantFixture, uniq } from '../../factories/tenant.factory';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
+import { ERROR, GROUP, PATCH, scimClient, USER } from './scim.kit';
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /**
  * SCIM 2.0 against real HTTP: the request sequences Microsoft Entra ID and Okta document for their
@@ -29,17 +26,7 @@ describe('SCIM provisioning', () => {
       delete: (path: string) => request(t.http).delete(`/api/v1${path}`).set('Authorization', `Bearer ${bearer}`),
     };
   };
-  const scim = (token: string) => {
-    const send = (r: request.Test, body?: object) => (body === undefined ? r : r.set('Content-Type', 'application/scim+json').send(JSON.stringify(body)));
-    const auth = (r: request.Test) => r.set('Authorization', `Bearer ${token}`).set('Accept', 'application/scim+json');
-    return {
-      get: (path: string) => auth(request(t.http).get(`/api/v1/scim/v2${path}`)),
-      post: (path: string, body: object) => send(auth(request(t.http).post(`/api/v1/scim/v2${path}`)), body),
-      put: (path: string, body: object) => send(auth(request(t.http).put(`/api/v1/scim/v2${path}`)), body),
-      patch: (path: string, body: object) => send(auth(request(t.http).patch(`/api/v1/scim/v2${path}`)), body),
-      delete: (path: string) => auth(request(t.http).delete(`/api/v1/scim/v2${path}`)),
-    };
-  };
+  const scim = (token: string) => scimClient(t.http, token);
   const connection = async (userId: string, body: object) => {
     const res = await (await admin(userId)).post('/scim/connections', { name: 'IdP', ...body }).expect(201);
     return res.body as { token: string; connection: { id: string } };

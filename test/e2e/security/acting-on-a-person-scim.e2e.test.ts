@@ -1,10 +1,8 @@
 import request from 'supertest';
 import { PASSWORD, tenantFixture, uniq } from '../../factories/tenant.factory';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
+import { ERROR, GROUP, PATCH, scimClient, USER } from '../scim/scim.kit';
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /**
  * The security review's SCIM findings, replayed as the attacker sent them: an organization
@@ -55,17 +53,7 @@ describe('a SCIM connection acts on a person only within its administrator’s a
       put: (path: string, body: object) => request(t.http).put(`/api/v1${path}`).set('Authorization', `Bearer ${bearer}`).send(body),
     };
   };
-  const scim = (token: string) => {
-    const send = (r: request.Test, body?: object) => (body === undefined ? r : r.set('Content-Type', 'application/scim+json').send(JSON.stringify(body)));
-    const auth = (r: request.Test) => r.set('Authorization', `Bearer ${token}`);
-    return {
-      get: (path: string) => auth(request(t.http).get(`/api/v1/scim/v2${path}`)),
-      post: (path: string, body: object) => send(auth(request(t.http).post(`/api/v1/scim/v2${path}`)), body),
-      put: (path: string, body: object) => send(auth(request(t.http).put(`/api/v1/scim/v2${path}`)), body),
-      patch: (path: string, body: object) => send(auth(request(t.http).patch(`/api/v1/scim/v2${path}`)), body),
-      delete: (path: string) => auth(request(t.http).delete(`/api/v1/scim/v2${path}`)),
-    };
-  };
+  const scim = (token: string) => scimClient(t.http, token);
   const connectionOf = async (userId: string, body: object = {}) => {
     const res = await (await admin(userId)).post('/scim/connections', { name: `IdP ${uniq()}`, ...body });
     expect(res.status).toBe(201);
@@ -102,7 +90,7 @@ describe('a SCIM connection acts on a person only within its administrator’s a
     it.each(attacks)('%s on the owner is refused 403 and the account keeps its email', async (_name, body, verb) => {
       const res = await mallory[verb](`/Users/${ids.adminA}`, body());
       expect(res.status).toBe(403);
-      expect(res.body.schemas).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error']);
+      expect(res.body.schemas).toEqual([ERROR]);
       expect(await emailOf(ids.adminA)).toBe(f.emails.adminA);
       // The attacker's reset link has nowhere to go.
       await request(t.http).post('/api/v1/auth/forgot-password').send({ email: 'mallory@evil.example' }).expect(200);

@@ -1,8 +1,7 @@
-import { tenantFixture } from '../../factories/tenant.factory';
 import { browserlessAuthorize } from '../../support/idp/oidc-op';
-import { RogueOidcIdp, startRogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
-import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
-import { auditOf, BOOT_TIMEOUT_MS, callback, exchange, exchangeCodeOf, insertProvider, mintedThrough, rogueEndpoints, startLogin, verifyDomain } from '../sso-login/sso-login.kit';
+import type { RogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
+import { ownerQuery, TestApp } from '../../support/test-app';
+import { auditOf, BOOT_TIMEOUT_MS, callback, exchange, exchangeCodeOf, mintedThrough, rogueProviderWorld, startLogin } from '../sso-login/sso-login.kit';
 
 /**
  * RFC 9207 §2.4 with a provider that does not advertise `authorization_response_iss_parameter_supported`
@@ -17,12 +16,7 @@ describe('OIDC callback: iss from a provider that does not advertise it (RFC 920
   let provider: string;
 
   beforeAll(async () => {
-    [t, idp] = await Promise.all([startTestApp(), startRogueOidcIdp()]);
-    const f = tenantFixture();
-    ids = await t.seed(f);
-    await verifyDomain(ids.orgA, f.emails.adminA.split('@')[1]);
-    provider = await insertProvider(t, { orgId: ids.orgA, ...rogueEndpoints(idp) });
-    idp.setClaims({ sub: 'rogue-admin', email: f.emails.adminA, email_verified: true, name: 'Admin A' });
+    ({ t, idp, ids, provider } = await rogueProviderWorld());
   }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), idp.stop()]);

@@ -1,9 +1,8 @@
 import request from 'supertest';
-import { tenantFixture } from '../../factories/tenant.factory';
-import { RogueMode, RogueOidcIdp, startRogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
-import { startTestApp, TestApp } from '../../support/test-app';
+import type { RogueMode, RogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
+import type { TestApp } from '../../support/test-app';
 import { browserlessAuthorize } from '../../support/idp/oidc-op';
-import { auditOf, exchange, exchangeCodeOf, insertProvider, mintedThrough, rogueEndpoints, roundTrip, startLogin, verifyDomain, BOOT_TIMEOUT_MS } from './sso-login.kit';
+import { auditOf, exchange, exchangeCodeOf, mintedThrough, rogueProviderWorld, roundTrip, startLogin, BOOT_TIMEOUT_MS } from './sso-login.kit';
 
 /**
  * The service as a relying party facing an IdP that misbehaves on purpose: every bad answer
@@ -17,13 +16,7 @@ describe('OIDC relying party against a misbehaving IdP', () => {
   let provider: string;
 
   beforeAll(async () => {
-    [t, idp] = await Promise.all([startTestApp(), startRogueOidcIdp()]);
-    const f = tenantFixture();
-    ids = await t.seed(f);
-    // Admin A signs in with a password too: linking that account by email needs the organization's domain proof.
-    await verifyDomain(ids.orgA, f.emails.adminA.split('@')[1]);
-    provider = await insertProvider(t, { orgId: ids.orgA, ...rogueEndpoints(idp) });
-    idp.setClaims({ sub: 'rogue-admin', email: f.emails.adminA, email_verified: true, name: 'Admin A' });
+    ({ t, idp, ids, provider } = await rogueProviderWorld());
   }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([t.close(), idp.stop()]);

@@ -14,8 +14,9 @@ import request from 'supertest';
 import { SecretBoxService } from '../../../src/infra/crypto/secret-box.service';
 import { clientSecretContext } from '../../../src/modules/sso/providers/sso-provider.types';
 import { browserlessAuthorize, OidcOpHandle, startOidcOp } from '../../support/idp/oidc-op';
-import type { RogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
-import { ownerQuery, TestApp } from '../../support/test-app';
+import { tenantFixture } from '../../factories/tenant.factory';
+import { RogueOidcIdp, startRogueOidcIdp } from '../../support/idp/rogue-oidc-idp';
+import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 
 export const CALLBACK_URL = 'http://localhost:3000/api/v1/sso/callback';
 export const OP_CLIENT_ID = 'rmm-e2e';
@@ -235,4 +236,19 @@ export function auditOf(providerId: string, action?: string): Promise<{ action: 
 
 export function bumpGeneration(providerId: string): Promise<unknown> {
   return ownerQuery(`UPDATE sso_providers SET generation = generation + 1 WHERE id = $1`, [providerId]);
+}
+
+/**
+ * The setup of the rogue-IdP suites: a test app with a tenant, the repository's rogue IdP, and an
+ * organization provider of organization A pointing at it that asserts admin A (whose password
+ * account links by email on the organization's verified domain).
+ */
+export async function rogueProviderWorld(): Promise<{ t: TestApp; idp: RogueOidcIdp; ids: Record<string, string>; provider: string }> {
+  const [t, idp] = await Promise.all([startTestApp(), startRogueOidcIdp()]);
+  const f = tenantFixture();
+  const ids = await t.seed(f);
+  await verifyDomain(ids.orgA, f.emails.adminA.split('@')[1]);
+  const provider = await insertProvider(t, { orgId: ids.orgA, ...rogueEndpoints(idp) });
+  idp.setClaims({ sub: 'rogue-admin', email: f.emails.adminA, email_verified: true, name: 'Admin A' });
+  return { t, idp, ids, provider };
 }

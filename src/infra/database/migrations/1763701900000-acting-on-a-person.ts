@@ -55,51 +55,42 @@ export class ActingOnAPerson1763701900000 implements MigrationInterface {
            AND (a_sites IS NULL OR (t_sites IS NOT NULL AND t_sites <@ a_sites))
       $f$;
 
-      CREATE FUNCTION app_person_holding(p_user uuid, p_org uuid, p_partner uuid)
+      -- A person's memberships in one tenant as reaches; p_live: only live grants of an active account, with a technician's reach into an organization.
+      CREATE FUNCTION app_person_reach(p_user uuid, p_org uuid, p_partner uuid, p_live boolean)
       RETURNS TABLE (permissions text[], org_ids uuid[], site_ids uuid[])
       LANGUAGE sql STABLE SET app.scope = 'system' AS $f$
         SELECT r.permissions, ARRAY[m.org_id],
                CASE WHEN m.site_restricted THEN coalesce((SELECT array_agg(s.site_id) FROM organization_membership_sites s
                                                           WHERE s.org_id = m.org_id AND s.user_id = m.user_id), '{}') END
-          FROM organization_memberships m JOIN roles r ON r.id = m.role_id
+          FROM organization_memberships m JOIN roles r ON r.id = m.role_id JOIN users u ON u.id = m.user_id
          WHERE p_org IS NOT NULL AND m.org_id = p_org AND m.user_id = p_user
+           AND (NOT p_live OR (m.suspended_at IS NULL AND u.status = 'active'))
         UNION ALL
+        -- A technician's membership: in the partner its own reach; within an organization it reaches, that organization.
         SELECT r.permissions,
-               CASE WHEN pm.org_access = 'all' THEN NULL
+               CASE WHEN p_org IS NOT NULL THEN ARRAY[p_org]
+                    WHEN pm.org_access = 'all' THEN NULL
                     ELSE coalesce((SELECT array_agg(po.org_id) FROM partner_membership_orgs po WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id), '{}') END,
                CASE WHEN pm.site_restricted THEN coalesce((SELECT array_agg(ps.site_id) FROM partner_membership_sites ps
                                                            WHERE ps.partner_id = pm.partner_id AND ps.user_id = pm.user_id), '{}') END
-          FROM partner_memberships pm JOIN roles r ON r.id = pm.role_id
-         WHERE p_partner IS NOT NULL AND pm.partner_id = p_partner AND pm.user_id = p_user
+          FROM partner_memberships pm JOIN roles r ON r.id = pm.role_id JOIN users u ON u.id = pm.user_id
+         WHERE pm.user_id = p_user
+           AND (NOT p_live OR (pm.suspended_at IS NULL AND u.status = 'active'))
+           AND CASE WHEN p_org IS NULL THEN pm.partner_id = p_partner
+                    ELSE p_live AND EXISTS (SELECT 1 FROM organizations o WHERE o.id = p_org AND o.partner_id = pm.partner_id)
+                         AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs po
+                                                               WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id AND po.org_id = p_org)) END
       $f$;
 
+      -- What a person holds in one tenant; a suspended membership still holds its role.
+      CREATE FUNCTION app_person_holding(p_user uuid, p_org uuid, p_partner uuid)
+      RETURNS TABLE (permissions text[], org_ids uuid[], site_ids uuid[])
+      LANGUAGE sql STABLE AS $f$ SELECT * FROM app_person_reach(p_user, p_org, p_partner, false) $f$;
+
+      -- What a person may exercise in one tenant now.
       CREATE FUNCTION app_actor_authority(p_user uuid, p_org uuid, p_partner uuid)
       RETURNS TABLE (permissions text[], org_ids uuid[], site_ids uuid[])
-      LANGUAGE sql STABLE SET app.scope = 'system' AS $f$
-        SELECT r.permissions, ARRAY[m.org_id],
-               CASE WHEN m.site_restricted THEN coalesce((SELECT array_agg(s.site_id) FROM organization_membership_sites s
-                                                          WHERE s.org_id = m.org_id AND s.user_id = m.user_id), '{}') END
-          FROM organization_memberships m JOIN roles r ON r.id = m.role_id JOIN users u ON u.id = m.user_id AND u.status = 'active'
-         WHERE p_org IS NOT NULL AND m.org_id = p_org AND m.user_id = p_user AND m.suspended_at IS NULL
-        UNION ALL
-        -- A technician reaching the organization: within it, their reach is that organization.
-        SELECT r.permissions, ARRAY[o.id],
-               CASE WHEN pm.site_restricted THEN coalesce((SELECT array_agg(ps.site_id) FROM partner_membership_sites ps
-                                                           WHERE ps.partner_id = pm.partner_id AND ps.user_id = pm.user_id), '{}') END
-          FROM organizations o JOIN partner_memberships pm ON pm.partner_id = o.partner_id
-          JOIN roles r ON r.id = pm.role_id JOIN users u ON u.id = pm.user_id AND u.status = 'active'
-         WHERE p_org IS NOT NULL AND o.id = p_org AND pm.user_id = p_user AND pm.suspended_at IS NULL
-           AND (pm.org_access = 'all' OR EXISTS (SELECT 1 FROM partner_membership_orgs po
-                                                  WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id AND po.org_id = o.id))
-        UNION ALL
-        SELECT r.permissions,
-               CASE WHEN pm.org_access = 'all' THEN NULL
-                    ELSE coalesce((SELECT array_agg(po.org_id) FROM partner_membership_orgs po WHERE po.partner_id = pm.partner_id AND po.user_id = pm.user_id), '{}') END,
-               CASE WHEN pm.site_restricted THEN coalesce((SELECT array_agg(ps.site_id) FROM partner_membership_sites ps
-                                                           WHERE ps.partner_id = pm.partner_id AND ps.user_id = pm.user_id), '{}') END
-          FROM partner_memberships pm JOIN roles r ON r.id = pm.role_id JOIN users u ON u.id = pm.user_id AND u.status = 'active'
-         WHERE p_partner IS NOT NULL AND pm.partner_id = p_partner AND pm.user_id = p_user AND pm.suspended_at IS NULL
-      $f$;
+      LANGUAGE sql STABLE AS $f$ SELECT * FROM app_person_reach(p_user, p_org, p_partner, true) $f$;
 
       CREATE FUNCTION app_may_act_on(p_actor uuid, p_target uuid, p_org uuid, p_partner uuid) RETURNS boolean
       LANGUAGE sql STABLE SET app.scope = 'system' AS $f$
@@ -144,7 +135,7 @@ export class ActingOnAPerson1763701900000 implements MigrationInterface {
       $f$;
 
       GRANT EXECUTE ON FUNCTION app_actor_id(), app_perm_covers(text[], text[]), app_reach_covers(text[], uuid[], uuid[], text[], uuid[], uuid[]),
-        app_person_holding(uuid, uuid, uuid), app_actor_authority(uuid, uuid, uuid), app_may_act_on(uuid, uuid, uuid, uuid),
+        app_person_reach(uuid, uuid, uuid, boolean), app_person_holding(uuid, uuid, uuid), app_actor_authority(uuid, uuid, uuid), app_may_act_on(uuid, uuid, uuid, uuid),
         app_may_grant(uuid, uuid, uuid, text[], uuid[]), app_may_act_on_identity(uuid, uuid), app_account_owner(uuid),
         app_may_change_email(uuid, uuid, text) TO app_user;
 
@@ -256,6 +247,7 @@ export class ActingOnAPerson1763701900000 implements MigrationInterface {
       DROP FUNCTION app_may_act_on(uuid, uuid, uuid, uuid);
       DROP FUNCTION app_actor_authority(uuid, uuid, uuid);
       DROP FUNCTION app_person_holding(uuid, uuid, uuid);
+      DROP FUNCTION app_person_reach(uuid, uuid, uuid, boolean);
       DROP FUNCTION app_reach_covers(text[], uuid[], uuid[], text[], uuid[], uuid[]);
       DROP FUNCTION app_perm_covers(text[], text[]);
       DROP FUNCTION app_actor_id();
