@@ -62,7 +62,9 @@ describe('when Redis stops while it holds the rate limits', () => {
     const email = emails().adminB;
     const during = await loginsUntilRefused(email, 11);
     // The device limit (burst 20) holds through the PostgreSQL bucket.
+    const ingestStarted = Date.now();
     const ingest = await Promise.all(Array.from({ length: 60 }, (_, i) => kit.ingest('deviceA1', prompt({ pid: 500 + i }))));
+    const ingestSeconds = (Date.now() - ingestStarted) / 1000;
     const bucket = await db.query(`SELECT 1 FROM agent_rate_buckets WHERE device_id = $1`, [kit.ids.deviceA1]);
     const liveDuring = await request(t.http).get('/api/v1/health/ready');
 
@@ -86,7 +88,10 @@ describe('when Redis stops while it holds the rate limits', () => {
     const statuses = ingest.map((r) => r.status);
     expect(statuses.filter((s) => s !== 201 && s !== 429)).toEqual([]);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(20);
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    // The bucket holds 20 and refills 10 a second: however long the 60 took on this machine, no more than that got through.
+    const allowed = 20 + Math.ceil(10 * ingestSeconds);
+    expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(allowed);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(Math.max(0, 60 - allowed));
     expect(bucket).toHaveLength(1);
     expect(liveDuring.status).toBe(200);
 

@@ -50,8 +50,8 @@ const PG_TO_SCIM: Record<string, { status: number; scimType?: ScimType }> = {
 };
 
 /**
- * Every failure on a SCIM route, the guard's 401 included, answered in the SCIM error form with
- * `application/scim+json`. Known database refusals keep their 4xx (unique violations 409
+ * Every failure on a SCIM route, the guard's 401 included (with `WWW-Authenticate: Bearer`), answered
+ * in the SCIM error form with `application/scim+json`. Known database refusals keep their 4xx (unique violations 409
  * `uniqueness`, data exceptions 400 `invalidValue`); anything else is 500 with a fixed sentence,
  * never the internal text. (Body-parser failures happen before routing and keep the service's
  * own error form: docs/identity-lifecycle.md.)
@@ -63,6 +63,8 @@ export class ScimExceptionFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const { status, detail, scimType } = this.describe(error);
+    // RFC 7644 §2 (and RFC 6750 §3): a 401 names the scheme the client must use.
+    if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="SCIM"');
     res.status(status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(scimErrorBody(status, detail, scimType)));
   }
 

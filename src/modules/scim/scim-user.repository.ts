@@ -36,7 +36,7 @@ const UNIVERSE = (scope: ConnectionScope): string =>
           u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
      FROM ${scope.orgId ? 'organization_memberships' : 'partner_memberships'} m JOIN users u ON u.id = m.user_id
      LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
-    WHERE m.${scope.orgId ? 'org_id' : 'partner_id'} = $2`;
+    WHERE m.${scope.orgId ? 'org_id' : 'partner_id'} = $2 AND su.deleted_at IS NULL`;
 
 /** What a connection keeps of a person apart from the account: null leaves a field as it is. */
 export interface ScimProfile {
@@ -63,7 +63,7 @@ export class ScimUserRepository {
       [...params, offset, limit],
     );
     let total = rows.length ? Number(rows[0].total) : 0;
-    if (!rows.length && offset > 0) total = Number((await this.db.one<{ c: string }>(`SELECT count(*) AS c FROM (${UNIVERSE(scope)}) x ${where}`, params))?.c ?? 0);
+    if (!rows.length && (offset > 0 || limit === 0)) total = Number((await this.db.one<{ c: string }>(`SELECT count(*) AS c FROM (${UNIVERSE(scope)}) x ${where}`, params))?.c ?? 0);
     return { total, rows };
   }
 
@@ -109,8 +109,55 @@ export class ScimUserRepository {
   link(scope: ConnectionScope, userId: string, externalId: string | null | undefined): Promise<number> {
     return this.db.exec(
       `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (connection_id, user_id) DO UPDATE SET external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END, updated_at = now()`,
+       ON CONFLICT (connection_id, user_id) DO UPDATE SET external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END, deleted_at = NULL, updated_at = now()`,
       [scope.connectionId, scope.orgId, scope.orgId ? null : scope.partnerId, userId, externalId ?? null, externalId !== undefined],
+    );
+  }
+
+  /**
+   * RFC 7644 §3.6: the connection keeps its record of a deleted person but answers 404 for it, leaves
+   * it out of every query and of uniqueness; what it kept of its own (externalId, userName, names) goes.
+   */
+  markDeleted(scope: ConnectionScope, userId: string): Promise<number> {
+    return this.db.exec(
+      `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, deleted_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (connection_id, user_id) DO UPDATE
+         SET deleted_at = now(), external_id = NULL, user_name = NULL, display_name = NULL, given_name = NULL, family_name = NULL, updated_at = now()`,
+      [scope.connectionId, scope.orgId, scope.orgId ? null : scope.partnerId, userId],
+    );
+  }
+
+  /** Which of these ids are people of the connection. */
+  async existing(scope: ConnectionScope, userIds: string[]): Promise<string[]> {
+    return (await this.db.rows<{ id: string }>(`SELECT id FROM (${UNIVERSE(scope)}) x WHERE id = ANY ($3::uuid[])`, [...this.base(scope), userIds])).map((r) => r.id);
+  }
+
+  /** Links the people to the connection where they are not yet, and adds them to the group; the ids newly added. */
+  async addGroupMembers(scope: ConnectionScope, groupId: string, userIds: string[]): Promise<string[]> {
+    const owner = [scope.connectionId, scope.orgId, scope.orgId ? null : scope.partnerId, userIds];
+    await this.db.exec(
+      `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id) SELECT $1, $2, $3, u FROM unnest($4::uuid[]) u ON CONFLICT (connection_id, user_id) DO NOTHING`,
+      owner,
+    );
+    const added = await this.db.rows<{ user_id: string }>(
+      `INSERT INTO scim_group_members (group_id, connection_id, org_id, partner_id, user_id) SELECT $5, $1, $2, $3, u FROM unnest($4::uuid[]) u
+       ON CONFLICT DO NOTHING RETURNING user_id`,
+      [...owner, groupId],
+    );
+    return added.map((r) => r.user_id);
+  }
+
+  /** Whether any group-to-role mapping is saved on the connection (without one, group changes change no role). */
+  async hasMappings(scope: ConnectionScope): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1`, [scope.connectionId])) !== null;
+  }
+
+  /** A member this connection deleted (and so no longer shows): a POST of their address restores them. */
+  deletedMemberByEmail(scope: ConnectionScope, email: string): Promise<{ id: string } | null> {
+    return this.db.one(
+      `SELECT u.id FROM scim_users su JOIN users u ON u.id = su.user_id
+        WHERE su.connection_id = $1 AND su.deleted_at IS NOT NULL AND lower(u.email) = lower($2)`,
+      [scope.connectionId, email],
     );
   }
 

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Put, Query, UseFilters } from '@nestjs/common';
+import { All, Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CurrentPrincipal, ScimAuth } from '../../common/decorators/auth.decorator';
 import type { Principal } from '../../common/principal';
 import { SCIM_MEDIA_TYPE, ScimError, ScimExceptionFilter } from './scim-error';
-import { resourceTypes, schemas, serviceProviderConfig } from './scim-schemas';
+import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './scim-schemas';
 import { ScimService } from './scim.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -11,6 +12,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function id(value: string): string {
   if (!UUID.test(value)) throw ScimError.notFound();
   return value;
+}
+
+/** The resource's version as its ETag (RFC 7644 §3.14). */
+function tagged(res: Response, resource: Record<string, unknown>): Record<string, unknown> {
+  const version = (resource.meta as Record<string, unknown> | undefined)?.version;
+  if (typeof version === 'string') res.setHeader('ETag', version);
+  return resource;
+}
+
+/** 201 with `Location` equal to `meta.location` (RFC 7644 §3.3). */
+function created(res: Response, resource: Record<string, unknown>): Record<string, unknown> {
+  const location = (resource.meta as Record<string, unknown> | undefined)?.location;
+  if (typeof location === 'string') res.setHeader('Location', location);
+  return tagged(res, resource);
 }
 
 /**
@@ -29,21 +44,35 @@ export class ScimController {
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   config(): Record<string, unknown> {
-    return serviceProviderConfig();
+    return serviceProviderConfig(this.scim.baseUrl());
   }
 
   @Get('ResourceTypes')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   resourceTypes(): Record<string, unknown> {
-    return resourceTypes();
+    return resourceTypes(this.scim.baseUrl());
+  }
+
+  @Get('ResourceTypes/:id')
+  @ScimAuth()
+  @Header('Content-Type', SCIM_MEDIA_TYPE)
+  resourceType(@Param('id') typeId: string): Record<string, unknown> {
+    return resourceType(this.scim.baseUrl(), typeId);
   }
 
   @Get('Schemas')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   schemas(): Record<string, unknown> {
-    return schemas();
+    return schemas(this.scim.baseUrl());
+  }
+
+  @Get('Schemas/:urn')
+  @ScimAuth()
+  @Header('Content-Type', SCIM_MEDIA_TYPE)
+  schema(@Param('urn') urn: string): Record<string, unknown> {
+    return schema(this.scim.baseUrl(), urn);
   }
 
   @Get('Users')
@@ -56,36 +85,48 @@ export class ScimController {
   @Post('Users')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  createUser(@CurrentPrincipal() p: Principal, @Body() body: unknown): Promise<Record<string, unknown>> {
-    return this.scim.createUser(p, body);
+  async createUser(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+    return created(res, await this.scim.createUser(p, body));
   }
 
   @Get('Users/:id')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  getUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Query() q: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.scim.getUser(p, id(userId), q);
+  async getUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Query() q: Record<string, unknown>, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+    return tagged(res, await this.scim.getUser(p, id(userId), q));
   }
 
   @Put('Users/:id')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  replaceUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Body() body: unknown): Promise<Record<string, unknown>> {
-    return this.scim.replaceUser(p, id(userId), body);
+  async replaceUser(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') userId: string,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, unknown>> {
+    return tagged(res, await this.scim.replaceUser(p, id(userId), body, ifMatch));
   }
 
   @Patch('Users/:id')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  patchUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Body() body: unknown): Promise<Record<string, unknown>> {
-    return this.scim.patchUser(p, id(userId), body);
+  async patchUser(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') userId: string,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, unknown>> {
+    return tagged(res, await this.scim.patchUser(p, id(userId), body, ifMatch));
   }
 
   @Delete('Users/:id')
   @ScimAuth()
   @HttpCode(204)
-  deleteUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string): Promise<void> {
-    return this.scim.deleteUser(p, id(userId));
+  deleteUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+    return this.scim.deleteUser(p, id(userId), ifMatch);
   }
 
   @Get('Groups')
@@ -98,28 +139,54 @@ export class ScimController {
   @Post('Groups')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  createGroup(@CurrentPrincipal() p: Principal, @Body() body: unknown): Promise<Record<string, unknown>> {
-    return this.scim.createGroup(p, body);
+  async createGroup(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+    return created(res, await this.scim.createGroup(p, body));
   }
 
   @Get('Groups/:id')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  getGroup(@CurrentPrincipal() p: Principal, @Param('id') groupId: string, @Query() q: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.scim.getGroup(p, id(groupId), q);
+  async getGroup(@CurrentPrincipal() p: Principal, @Param('id') groupId: string, @Query() q: Record<string, unknown>, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+    return tagged(res, await this.scim.getGroup(p, id(groupId), q));
   }
 
   @Patch('Groups/:id')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  patchGroup(@CurrentPrincipal() p: Principal, @Param('id') groupId: string, @Body() body: unknown): Promise<Record<string, unknown> | null> {
-    return this.scim.patchGroup(p, id(groupId), body);
+  async patchGroup(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') groupId: string,
+    @Body() body: unknown,
+    @Query() q: Record<string, unknown>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, unknown> | undefined> {
+    const group = await this.scim.patchGroup(p, id(groupId), body, q, ifMatch);
+    if (group === null) {
+      res.status(204);
+      return undefined;
+    }
+    return tagged(res, group);
   }
 
   @Delete('Groups/:id')
   @ScimAuth()
   @HttpCode(204)
-  deleteGroup(@CurrentPrincipal() p: Principal, @Param('id') groupId: string): Promise<void> {
-    return this.scim.deleteGroup(p, id(groupId));
+  deleteGroup(@CurrentPrincipal() p: Principal, @Param('id') groupId: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+    return this.scim.deleteGroup(p, id(groupId), ifMatch);
+  }
+
+  /** RFC 7644 §3.11 and §3.7: `/Me` and `/Bulk` are optional; this service offers neither (ServiceProviderConfig says so). */
+  @All(['Me', 'Me/*path', 'Bulk'])
+  @ScimAuth()
+  notImplemented(): never {
+    throw new ScimError(501, 'This service provider does not implement this endpoint');
+  }
+
+  /** Anything else under the SCIM base is a SCIM error too, never the service's own 404 body. */
+  @All('*path')
+  @ScimAuth()
+  unknown(): never {
+    throw ScimError.notFound('No such SCIM endpoint');
   }
 }

@@ -9,6 +9,7 @@ import { AuditService } from '../audit/audit.service';
 import { PrincipalResolverService } from '../auth/principal-resolver.service';
 import { GroupRoleApplier } from './group-role.applier';
 import { ScimError } from './scim-error';
+import { READ_ONLY, requireVersion, versioned } from './scim-version.util';
 import { AttributeTable, scimFilterToSql, ValuePathTable } from './scim-filter';
 import { memberFilterValue, readPatch, toBoolean } from './scim-patch.util';
 import { ConnectionScope, ScimUserRepository, ScimUserRow } from './scim-user.repository';
@@ -72,6 +73,7 @@ interface ListQuery {
   excludedAttributes?: unknown;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@"<>]{1,64}@[^\s@"<>]{1,189}\.[^\s@"<>]{1,63}$/;
 
 function int(value: unknown, name: string, min: number, fallback: number): number {
@@ -110,15 +112,20 @@ export class ScimService {
     return { connectionId: p.scimConnectionId, orgId: p.scope === 'organization' ? p.orgId : null, partnerId: p.partnerId };
   }
 
+  /** The SCIM base URL (`<PUBLIC_URL>/api/v1/scim/v2`): every `meta.location` starts with it. */
+  baseUrl(): string {
+    return `${this.config.publicUrl}/api/v1/scim/v2`;
+  }
+
   location(kind: 'Users' | 'Groups', id: string): string {
-    return `${this.config.publicUrl}/api/v1/scim/v2/${kind}/${id}`;
+    return `${this.baseUrl()}/${kind}/${id}`;
   }
 
   toUser(r: ScimUserRow): Record<string, unknown> {
     const name: Record<string, string> = { formatted: r.name };
     if (r.given_name !== null) name.givenName = r.given_name;
     if (r.family_name !== null) name.familyName = r.family_name;
-    return {
+    return versioned({
       schemas: [USER_SCHEMA],
       id: r.id,
       ...(r.external_id !== null ? { externalId: r.external_id } : {}),
@@ -128,7 +135,7 @@ export class ScimService {
       emails: [{ value: r.email, type: 'work', primary: true }],
       active: r.active && r.user_status === 'active',
       meta: { resourceType: 'User', created: r.created_at.toISOString(), lastModified: r.updated_at.toISOString(), location: this.location('Users', r.id) },
-    };
+    });
   }
 
   async listUsers(p: Principal, q: ListQuery): Promise<Record<string, unknown>> {
@@ -155,6 +162,8 @@ export class ScimService {
     if (input.email === undefined) throw ScimError.badRequest('invalidValue', 'A work email (emails) is required when userName is not an email address');
     const email = input.email;
     if ((await this.users.byEmailInScope(scope, email)) || (await this.users.userNameTaken(scope, userName, null))) throw ScimError.conflict('A user with this userName already exists');
+    const deleted = await this.users.deletedMemberByEmail(scope, email);
+    if (deleted) return this.restoreUser(p, scope, deleted.id, userName, input);
     // Spec 1.6.4 (identity first): a partner connection never creates technicians.
     if (!scope.orgId) throw ScimError.notFound('A partner connection only updates and deactivates existing technicians');
     const orgId = scope.orgId;
@@ -186,10 +195,25 @@ export class ScimService {
     return this.toUser(row!);
   }
 
-  async replaceUser(p: Principal, id: string, body: unknown): Promise<Record<string, unknown>> {
+  /**
+   * An IdP restores a user it deleted by POSTing it again (Entra ID does after a soft delete is
+   * undone): the person comes back to this connection with what the POST says of them, and their
+   * suspension, when this connection made it, is lifted unless the POST says `active: false`.
+   */
+  private async restoreUser(p: Principal, scope: ConnectionScope, userId: string, userName: string, input: UserInput): Promise<Record<string, unknown>> {
+    await this.requireMayActOn(p, scope, userId);
+    await this.users.link(scope, userId, input.externalId ?? null);
+    await this.users.saveProfile(scope, userId, { userName, ...this.names(input) });
+    if (input.active !== false && (await this.accounts.reactivate(scope, userId, scope.connectionId))) this.forgetAfterCommit(userId);
+    await this.audit.record({ action: 'scim.user.restore', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId } });
+    return this.toUser((await this.users.get(scope, userId))!);
+  }
+
+  async replaceUser(p: Principal, id: string, body: unknown, ifMatch?: string): Promise<Record<string, unknown>> {
     const scope = this.scopeOf(p);
     const current = await this.users.get(scope, id);
     if (!current) throw ScimError.notFound('User not found');
+    requireVersion(this.toUser(current), ifMatch);
     const input = this.readUser(body, true);
     return this.applyChanges(p, scope, current, {
       ...input,
@@ -200,15 +224,20 @@ export class ScimService {
     });
   }
 
-  async patchUser(p: Principal, id: string, body: unknown): Promise<Record<string, unknown>> {
+  async patchUser(p: Principal, id: string, body: unknown, ifMatch?: string): Promise<Record<string, unknown>> {
     const scope = this.scopeOf(p);
     const current = await this.users.get(scope, id);
     if (!current) throw ScimError.notFound('User not found');
+    requireVersion(this.toUser(current), ifMatch);
     const change: UserInput = {};
     for (const op of readPatch(body)) {
       if (op.path === null) {
         if (op.op === 'remove' || !op.value || typeof op.value !== 'object' || Array.isArray(op.value)) throw ScimError.badRequest('invalidValue', 'A path-less operation carries an object of attributes');
-        for (const [key, value] of Object.entries(op.value as Record<string, unknown>)) this.setAttribute(change, key, value, 'replace');
+        for (const [key, value] of Object.entries(op.value as Record<string, unknown>)) {
+          // Clients send the resource's own id and schemas along (Okta does); only a different id is an attempt to change it.
+          if ((key === 'id' && value === current.id) || key === 'schemas') continue;
+          this.setAttribute(change, key, value, 'replace');
+        }
       } else {
         this.setAttribute(change, op.path, op.value, op.op);
       }
@@ -216,19 +245,28 @@ export class ScimService {
     return this.applyChanges(p, scope, current, change);
   }
 
-  async deleteUser(p: Principal, id: string): Promise<void> {
+  /**
+   * Deprovisions the person and forgets them for this connection (RFC 7644 §3.6): from now on the
+   * connection answers 404 for them and lists them nowhere; the account and the suspended
+   * membership stay, so the audit history keeps its person, and a later POST of the same address
+   * restores them.
+   */
+  async deleteUser(p: Principal, id: string, ifMatch?: string): Promise<void> {
     const scope = this.scopeOf(p);
     const current = await this.users.get(scope, id);
     if (!current) throw ScimError.notFound('User not found');
+    requireVersion(this.toUser(current), ifMatch);
     await this.requireMayActOn(p, scope, id);
     await this.deactivate(p, scope, id);
-    await this.db.exec(`DELETE FROM scim_users WHERE connection_id = $1 AND user_id = $2`, [scope.connectionId, id]);
+    await this.db.exec(`DELETE FROM scim_group_members WHERE connection_id = $1 AND user_id = $2`, [scope.connectionId, id]);
+    await this.users.markDeleted(scope, id);
     await this.audit.record({ action: 'scim.user.delete', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: id, details: { connectionId: scope.connectionId } });
   }
 
   private setAttribute(change: UserInput, rawPath: string, value: unknown, op: 'add' | 'remove' | 'replace'): void {
     const path = rawPath.replace(/^urn:ietf:params:scim:schemas:core:2\.0:User:/i, '').toLowerCase();
     const remove = op === 'remove';
+    if (READ_ONLY.test(path)) throw ScimError.badRequest('mutability', `${rawPath.slice(0, 40)} is read-only`);
     switch (path) {
       case 'active':
         if (remove) throw ScimError.badRequest('mutability', 'active cannot be removed');
@@ -301,6 +339,7 @@ export class ScimService {
       const by = await this.accounts.suspendedBy(scope, current.id);
       if (by && by !== scope.connectionId) throw new ScimError(403, SUSPENDED_ELSEWHERE);
       await this.accounts.reactivate(scope, current.id, scope.connectionId);
+      await this.users.link(scope, current.id, undefined);
       await this.audit.record({ action: 'scim.user.reactivate', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: current.id, details: { connectionId: scope.connectionId } });
       this.forgetAfterCommit(current.id);
     }
@@ -332,6 +371,8 @@ export class ScimService {
       await this.accounts.recordSuspendingConnection(scope, userId, scope.connectionId);
       return ended;
     });
+    // The resource changed (active): meta.lastModified says so (RFC 7643 §3.1).
+    await this.users.link(scope, userId, undefined);
     const { sessionIds, ...details } = counts ?? { sessionIds: [] as string[] };
     await this.audit.record({ action: 'scim.user.deactivate', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId, ...details } });
     for (const sid of sessionIds) this.resolver.forgetSession(sid);
@@ -413,14 +454,14 @@ export class ScimService {
     const members = withMembers
       ? await this.db.rows<{ user_id: string; email: string }>(`SELECT m.user_id, u.email FROM scim_group_members m JOIN users u ON u.id = m.user_id WHERE m.group_id = $1 ORDER BY u.email`, [g.id])
       : [];
-    return {
+    return versioned({
       schemas: [GROUP_SCHEMA],
       id: g.id,
       ...(g.external_id !== null ? { externalId: g.external_id } : {}),
       displayName: g.display_name,
       ...(withMembers ? { members: members.map((m) => ({ value: m.user_id, display: m.email, $ref: this.location('Users', m.user_id) })) } : {}),
       meta: { resourceType: 'Group', created: g.created_at.toISOString(), lastModified: g.updated_at.toISOString(), location: this.location('Groups', g.id) },
-    };
+    });
   }
 
   async listGroups(p: Principal, q: ListQuery): Promise<Record<string, unknown>> {
@@ -440,7 +481,11 @@ export class ScimService {
     const shape = projection(q);
     const resources = [];
     for (const r of rows) resources.push(shape(await this.toGroup(scope, r, !excluded)));
-    return { schemas: [LIST_SCHEMA], totalResults: rows.length ? Number(rows[0].total) : 0, startIndex, itemsPerPage: rows.length, Resources: resources };
+    let total = rows.length ? Number(rows[0].total) : 0;
+    if (!rows.length && (startIndex > 1 || count === 0)) {
+      total = Number((await this.db.one<{ c: string }>(`SELECT count(*) AS c FROM scim_groups WHERE connection_id = $1 ${filter ? `AND ${filter.sql}` : ''}`, params))?.c ?? 0);
+    }
+    return { schemas: [LIST_SCHEMA], totalResults: total, startIndex, itemsPerPage: rows.length, Resources: resources };
   }
 
   async getGroup(p: Principal, id: string, q: ListQuery): Promise<Record<string, unknown>> {
@@ -468,10 +513,16 @@ export class ScimService {
     return this.toGroup(scope, (await this.groupRow(scope, g!.id))!);
   }
 
-  async patchGroup(p: Principal, id: string, body: unknown): Promise<Record<string, unknown> | null> {
+  /**
+   * RFC 7644 §3.5.2: answered 204 without a body (what Entra ID advises for large membership
+   * changes), or, when the request names `attributes` or `excludedAttributes`, 200 with the group
+   * so projected.
+   */
+  async patchGroup(p: Principal, id: string, body: unknown, q: ListQuery = {}, ifMatch?: string): Promise<Record<string, unknown> | null> {
     const scope = this.scopeOf(p);
     const g = await this.groupRow(scope, id);
     if (!g) throw ScimError.notFound('Group not found');
+    requireVersion(await this.toGroup(scope, g, false), ifMatch);
     const add: string[] = [];
     const remove: string[] = [];
     let rename: string | null = null;
@@ -480,7 +531,9 @@ export class ScimService {
       const path = op.path?.trim() ?? null;
       const lower = path?.toLowerCase() ?? null;
       const fromPath = path ? memberFilterValue(path) : null;
-      if (fromPath !== null) {
+      if (lower !== null && READ_ONLY.test(lower.replace(/^urn:ietf:params:scim:schemas:core:2\.0:group:/, ''))) {
+        throw ScimError.badRequest('mutability', `${path!.slice(0, 40)} is read-only`);
+      } else if (fromPath !== null) {
         if (op.op !== 'remove') throw ScimError.badRequest('invalidPath', 'A filtered members path can only be removed');
         remove.push(fromPath);
       } else if (lower === 'members') {
@@ -489,7 +542,10 @@ export class ScimService {
         else if (op.op === 'remove') remove.push(...(values ?? (await this.memberIds(id))));
         else replaceMembers = values ?? [];
       } else if (lower === 'displayname' || (lower === null && op.value && typeof op.value === 'object' && !Array.isArray(op.value))) {
-        const value = lower === null ? (op.value as Record<string, unknown>).displayName : op.value;
+        const fields = lower === null ? (op.value as Record<string, unknown>) : null;
+        if (fields && fields.id !== undefined && fields.id !== id) throw ScimError.badRequest('mutability', 'id is read-only');
+        if (fields && fields.meta !== undefined) throw ScimError.badRequest('mutability', 'meta is read-only');
+        const value = lower === null ? fields!.displayName : op.value;
         if (lower === null && (op.value as Record<string, unknown>).members !== undefined) {
           replaceMembers = ((op.value as Record<string, unknown>).members as unknown[]).map((m) => this.memberId(m));
         }
@@ -504,19 +560,23 @@ export class ScimService {
       await this.db.exec(`UPDATE scim_groups SET display_name = $2, updated_at = now() WHERE id = $1`, [id, rename]);
     }
     if (replaceMembers !== null) {
-      const current = await this.memberIds(id);
-      add.push(...replaceMembers.filter((m) => !current.includes(m)));
-      remove.push(...current.filter((m) => !replaceMembers!.includes(m)));
+      const current = new Set(await this.memberIds(id));
+      const wanted = new Set(replaceMembers);
+      add.push(...replaceMembers.filter((m) => !current.has(m)));
+      remove.push(...[...current].filter((m) => !wanted.has(m)));
     }
     const renamed = rename !== null && rename !== g.display_name;
     await this.changeMembers(p, scope, id, add, remove, renamed ? await this.memberIds(id) : []);
-    return this.toGroup(scope, (await this.groupRow(scope, id))!);
+    if (q.attributes === undefined && q.excludedAttributes === undefined) return null;
+    const excluded = typeof q.excludedAttributes === 'string' && /(^|,)\s*members\s*(,|$)/i.test(q.excludedAttributes);
+    return projection(q)(await this.toGroup(scope, (await this.groupRow(scope, id))!, !excluded));
   }
 
-  async deleteGroup(p: Principal, id: string): Promise<void> {
+  async deleteGroup(p: Principal, id: string, ifMatch?: string): Promise<void> {
     const scope = this.scopeOf(p);
     const g = await this.groupRow(scope, id);
     if (!g) throw ScimError.notFound('Group not found');
+    requireVersion(await this.toGroup(scope, g, false), ifMatch);
     const members = await this.memberIds(id);
     await this.db.exec(`DELETE FROM scim_groups WHERE id = $1`, [id]);
     await this.reapply(p, scope, members);
@@ -532,20 +592,22 @@ export class ScimService {
     return (await this.db.rows<{ user_id: string }>(`SELECT user_id FROM scim_group_members WHERE group_id = $1`, [groupId])).map((r) => r.user_id);
   }
 
-  /** Members are users of the connection (an unknown id is 400 `invalidValue`); mapped roles are re-applied to everyone touched. */
+  /**
+   * Members are users of the connection (an unknown id is 400 `invalidValue`); mapped roles are
+   * re-applied to everyone touched. Set-based: a group push of a thousand members is a handful of
+   * statements, not a few per member.
+   */
   private async changeMembers(p: Principal, scope: ConnectionScope, groupId: string, add: string[], remove: string[], alsoReapply: string[] = []): Promise<void> {
     const touched = new Set<string>(alsoReapply);
-    for (const userId of new Set(add)) {
-      const user = /^[0-9a-f-]{36}$/i.test(userId) ? await this.users.get(scope, userId) : null;
-      if (!user) throw ScimError.badRequest('invalidValue', `Member ${JSON.stringify(userId.slice(0, 40))} is not a user of this connection`);
-      if (!(await this.linked(scope, userId))) await this.users.link(scope, userId, undefined);
-      const added = await this.db.exec(
-        `INSERT INTO scim_group_members (group_id, connection_id, org_id, partner_id, user_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-        [groupId, scope.connectionId, scope.orgId, scope.orgId ? null : scope.partnerId, userId],
-      );
-      if (added) touched.add(userId);
+    const adding = [...new Set(add)];
+    if (adding.length) {
+      const malformed = adding.find((userId) => !UUID.test(userId));
+      const known = malformed ? new Set<string>() : new Set(await this.users.existing(scope, adding));
+      const unknown = malformed ?? adding.find((userId) => !known.has(userId));
+      if (unknown !== undefined) throw ScimError.badRequest('invalidValue', `Member ${JSON.stringify(unknown.slice(0, 40))} is not a user of this connection`);
+      for (const userId of await this.users.addGroupMembers(scope, groupId, adding)) touched.add(userId);
     }
-    const removable = remove.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+    const removable = [...new Set(remove)].filter((id) => UUID.test(id));
     if (removable.length) {
       const gone = await this.db.rows<{ user_id: string }>(`DELETE FROM scim_group_members WHERE group_id = $1 AND user_id = ANY($2::uuid[]) RETURNING user_id`, [groupId, removable]);
       for (const r of gone) touched.add(r.user_id);
@@ -555,7 +617,7 @@ export class ScimService {
   }
 
   private async reapply(p: Principal, scope: ConnectionScope, userIds: string[]): Promise<void> {
-    if (!userIds.length) return;
+    if (!userIds.length || !(await this.users.hasMappings(scope))) return;
     const connection = await this.db.one<{ default_role_id: string | null }>(`SELECT default_role_id FROM scim_connections WHERE id = $1`, [scope.connectionId]);
     for (const userId of userIds) {
       const groups = (await this.db.rows<{ display_name: string }>(

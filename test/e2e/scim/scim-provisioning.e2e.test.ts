@@ -157,7 +157,8 @@ describe('SCIM provisioning', () => {
     expect(commands).toHaveLength(1);
     const [audit] = await ownerQuery<{ details: Record<string, number> }>(`SELECT details FROM audit_logs WHERE action = 'scim.user.deactivate' AND resource_id = $1`, [userId]);
     expect(audit.details).toMatchObject({ sessionsRevoked: 1, apiKeysRevoked: 1, pendingRequestsRevoked: 1, elevationsRevoked: 1, revokeCommandsQueued: 1 });
-    await c.get(`/Users/${userId}`).expect(200);
+    // RFC 7644 §3.6: a deleted resource is gone for the client (the account and its suspended membership stay for the audit history).
+    await c.get(`/Users/${userId}`).expect(404);
   });
 
   it('keeps tenants apart: a connection of organization B neither sees nor changes users of organization A', async () => {
@@ -227,12 +228,12 @@ describe('SCIM provisioning', () => {
     const userId = (await c.post('/Users', entraUser(`member-${uniq()}@${domain}`, `m-${uniq()}`)).expect(201)).body.id as string;
     const role = async () => (await ownerQuery<{ role_id: string; site_restricted: boolean }>(`SELECT role_id, site_restricted FROM organization_memberships WHERE org_id = $1 AND user_id = $2`, [ids.orgA, userId]))[0];
     const group = await c.post('/Groups', { schemas: [GROUP], displayName: 'RMM Admins', members: [] }).expect(201);
-    await c.patch(`/Groups/${group.body.id}`, { schemas: [PATCH], Operations: [{ op: 'Add', path: 'members', value: [{ value: userId }] }] }).expect(200);
+    await c.patch(`/Groups/${group.body.id}`, { schemas: [PATCH], Operations: [{ op: 'Add', path: 'members', value: [{ value: userId }] }] }).expect(204);
     expect(await role()).toEqual({ role_id: ids.adminRoleA, site_restricted: true });
     const listed = await c.get(`/Groups?filter=${encodeURIComponent('displayName eq "RMM Admins"')}&excludedAttributes=members`).expect(200);
     expect(listed.body.Resources).toHaveLength(1);
     expect(listed.body.Resources[0].members).toBeUndefined();
-    await c.patch(`/Groups/${group.body.id}`, { schemas: [PATCH], Operations: [{ op: 'Remove', path: `members[value eq "${userId}"]` }] }).expect(200);
+    await c.patch(`/Groups/${group.body.id}`, { schemas: [PATCH], Operations: [{ op: 'Remove', path: `members[value eq "${userId}"]` }] }).expect(204);
     expect(await role()).toEqual({ role_id: ids.readerRoleA, site_restricted: false });
     // A mapping to a role the configuring administrator cannot grant is refused when saved.
     const reader = await (await admin(ids.readerA));

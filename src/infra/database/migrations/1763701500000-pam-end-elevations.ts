@@ -54,7 +54,19 @@ export class PamEndElevations1763701500000 implements MigrationInterface {
       $f$;
       GRANT EXECUTE ON FUNCTION app_pam_end_elevations(uuid[], text, text, text) TO app_user;
 
-      CREATE OR REPLACE FUNCTION scim_deprovision_user(p_user uuid, p_org uuid, p_partner uuid, p_reason text) RETURNS jsonb
+      CREATE OR REPLACE FUNCTION ${SCIM_DEPROVISION_USER_WITH_PAM_CASCADE}    `);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE OR REPLACE FUNCTION ${SCIM_DEPROVISION_USER}
+      DROP FUNCTION app_pam_end_elevations(uuid[], text, text, text);
+    `);
+  }
+}
+
+/** scim_deprovision_user as this migration leaves it (the next version's down migration restores it). */
+export const SCIM_DEPROVISION_USER_WITH_PAM_CASCADE = `scim_deprovision_user(p_user uuid, p_org uuid, p_partner uuid, p_reason text) RETURNS jsonb
       LANGUAGE plpgsql AS $f$
       DECLARE
         v_orgs uuid[];
@@ -124,14 +136,4 @@ export class PamEndElevations1763701500000 implements MigrationInterface {
           'pendingRequestsRevoked', v_pending,
           'elevationsRevoked', v_elevations,
           'revokeCommandsQueued', v_revoke_commands);
-      END $f$;
-    `);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE OR REPLACE FUNCTION ${SCIM_DEPROVISION_USER}
-      DROP FUNCTION app_pam_end_elevations(uuid[], text, text, text);
-    `);
-  }
-}
+      END $f$;`;

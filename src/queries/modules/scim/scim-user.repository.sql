@@ -5,7 +5,7 @@ SELECT u.id, u.email, coalesce(su.user_name, u.email) AS user_name, coalesce(su.
       u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
  FROM ${…} m JOIN users u ON u.id = m.user_id
  LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
-WHERE m.${…} = $2;
+WHERE m.${…} = $2 AND su.deleted_at IS NULL;
 
 -- ScimUserRepository.list.rows
 SELECT *, count(*) OVER () AS total FROM (${…}) x ${…} ORDER BY created_at, id OFFSET $${…} LIMIT $${…};
@@ -33,7 +33,29 @@ SELECT id, status FROM users WHERE lower(email) = lower($1);
 
 -- ScimUserRepository.link
 INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id) VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (connection_id, user_id) DO UPDATE SET external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END, updated_at = now();
+ON CONFLICT (connection_id, user_id) DO UPDATE SET external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END, deleted_at = NULL, updated_at = now();
+
+-- ScimUserRepository.markDeleted
+INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, deleted_at) VALUES ($1, $2, $3, $4, now())
+ON CONFLICT (connection_id, user_id) DO UPDATE
+  SET deleted_at = now(), external_id = NULL, user_name = NULL, display_name = NULL, given_name = NULL, family_name = NULL, updated_at = now();
+
+-- ScimUserRepository.existing
+SELECT id FROM (${…}) x WHERE id = ANY ($3::uuid[]);
+
+-- ScimUserRepository.addGroupMembers
+INSERT INTO scim_users (connection_id, org_id, partner_id, user_id) SELECT $1, $2, $3, u FROM unnest($4::uuid[]) u ON CONFLICT (connection_id, user_id) DO NOTHING;
+
+-- ScimUserRepository.addGroupMembers.added
+INSERT INTO scim_group_members (group_id, connection_id, org_id, partner_id, user_id) SELECT $5, $1, $2, $3, u FROM unnest($4::uuid[]) u
+ON CONFLICT DO NOTHING RETURNING user_id;
+
+-- ScimUserRepository.hasMappings
+SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1;
+
+-- ScimUserRepository.deletedMemberByEmail
+SELECT u.id FROM scim_users su JOIN users u ON u.id = su.user_id
+WHERE su.connection_id = $1 AND su.deleted_at IS NOT NULL AND lower(u.email) = lower($2);
 
 -- ScimUserRepository.emailTakenByOther
 SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2;

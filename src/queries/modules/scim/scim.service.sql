@@ -7,7 +7,7 @@ SELECT default_role_id FROM scim_connections WHERE id = $1;
 SELECT permissions FROM roles WHERE id = $1 AND org_id = $2;
 
 -- ScimService.deleteUser
-DELETE FROM scim_users WHERE connection_id = $1 AND user_id = $2;
+DELETE FROM scim_group_members WHERE connection_id = $1 AND user_id = $2;
 
 -- ScimService.linked
 SELECT 1 FROM scim_users WHERE connection_id = $1 AND user_id = $2;
@@ -20,6 +20,9 @@ SELECT m.user_id, u.email FROM scim_group_members m JOIN users u ON u.id = m.use
 
 -- ScimService.listGroups.rows
 SELECT *, count(*) OVER () AS total FROM scim_groups WHERE connection_id = $1 ${…} ORDER BY created_at, id OFFSET $${…} LIMIT $${…};
+
+-- ScimService.listGroups
+SELECT count(*) AS c FROM scim_groups WHERE connection_id = $1 ${…};
 
 -- ScimService.createGroup.exists
 SELECT 1 FROM scim_groups WHERE connection_id = $1 AND lower(display_name) = lower($2);
@@ -38,9 +41,6 @@ DELETE FROM scim_groups WHERE id = $1;
 
 -- ScimService.memberIds
 SELECT user_id FROM scim_group_members WHERE group_id = $1;
-
--- ScimService.changeMembers.added
-INSERT INTO scim_group_members (group_id, connection_id, org_id, partner_id, user_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING;
 
 -- ScimService.changeMembers.gone
 DELETE FROM scim_group_members WHERE group_id = $1 AND user_id = ANY($2::uuid[]) RETURNING user_id;
