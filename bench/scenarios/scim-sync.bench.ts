@@ -29,7 +29,7 @@ async function bare(appUrl: string, label: string, count: number): Promise<numbe
   const pool = new Pool({ connectionString: appUrl, max: LANES });
   try {
     const seconds = await lanes(count, async (i) => {
-      await pool.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [`bare-${i}@${label}.example`]);
+      await pool.query('SELECT 1 FROM users WHERE email_lower = lower($1::text)', [`bare-${i}@${label}.example`]);
       await pool.query('INSERT INTO bench_baseline (payload) VALUES ($1)', [`user ${i}`]);
     });
     return count / seconds;

@@ -38,6 +38,23 @@ const UNIVERSE = (scope: ConnectionScope): string =>
      LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
     WHERE m.${scope.orgId ? 'org_id' : 'partner_id'} = $2 AND su.deleted_at IS NULL`;
 
+/**
+ * The people a lookup can only be among, so that it reads them by index instead of the whole
+ * organization (every POST of an IdP's sync is preceded by such a lookup): the ids whose userName,
+ * sign-in email or externalId is the value. A superset: the lookup's own condition still applies.
+ */
+export type Candidates = { userName: string } | { email: string } | { externalId: string };
+
+const CANDIDATE_IDS = (c: Candidates, n: number): string =>
+  'userName' in c
+    ? `x.id IN (SELECT su.user_id FROM scim_users su WHERE su.connection_id = $1 AND su.user_name IS NOT NULL AND su.user_name_lower = lower($${n}::text)
+                UNION ALL SELECT u.id FROM users u WHERE u.email_lower = lower($${n}::text))`
+    : 'email' in c
+      ? `x.id IN (SELECT u.id FROM users u WHERE u.email_lower = lower($${n}::text))`
+      : `x.id IN (SELECT su.user_id FROM scim_users su WHERE su.connection_id = $1 AND su.external_id = $${n})`;
+
+const candidateValue = (c: Candidates): string => ('userName' in c ? c.userName : 'email' in c ? c.email : c.externalId);
+
 /** What a connection keeps of a person apart from the account: null leaves a field as it is. */
 export interface ScimProfile {
   userName?: string;
@@ -54,9 +71,14 @@ export class ScimUserRepository {
     return [scope.connectionId, scope.orgId ?? scope.partnerId];
   }
 
-  async list(scope: ConnectionScope, filter: SqlFilter | null, offset: number, limit: number): Promise<{ total: number; rows: ScimUserRow[] }> {
-    const where = filter ? `WHERE ${filter.sql}` : '';
-    const params = [...this.base(scope), ...(filter?.params ?? [])];
+  async list(scope: ConnectionScope, filter: SqlFilter | null, offset: number, limit: number, candidates?: Candidates): Promise<{ total: number; rows: ScimUserRow[] }> {
+    const params: unknown[] = [...this.base(scope), ...(filter?.params ?? [])];
+    const conditions = filter ? [filter.sql] : [];
+    if (candidates) {
+      params.push(candidateValue(candidates));
+      conditions.push(CANDIDATE_IDS(candidates, params.length));
+    }
+    const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
     const n = params.length;
     const rows = await this.db.rows<ScimUserRow & { total: string }>(
       `SELECT *, count(*) OVER () AS total FROM (${UNIVERSE(scope)}) x ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}`,
@@ -72,13 +94,17 @@ export class ScimUserRepository {
   }
 
   byEmailInScope(scope: ConnectionScope, email: string): Promise<ScimUserRow | null> {
-    return this.db.one(`SELECT * FROM (${UNIVERSE(scope)}) x WHERE lower(email) = lower($3)`, [...this.base(scope), email]);
+    return this.db.one(`SELECT * FROM (${UNIVERSE(scope)}) x WHERE lower(email) = lower($3) AND ${CANDIDATE_IDS({ email }, 3)}`, [...this.base(scope), email]);
   }
 
   /** Another person of the connection answers to this userName (its own, or their email while it has none). */
   userNameTaken(scope: ConnectionScope, userName: string, exceptUserId: string | null): Promise<boolean> {
     return this.db
-      .one(`SELECT 1 FROM (${UNIVERSE(scope)}) x WHERE lower(user_name) = lower($3) AND ($4::uuid IS NULL OR id <> $4)`, [...this.base(scope), userName, exceptUserId])
+      .one(`SELECT 1 FROM (${UNIVERSE(scope)}) x WHERE lower(user_name) = lower($3) AND ($4::uuid IS NULL OR id <> $4) AND ${CANDIDATE_IDS({ userName }, 3)}`, [
+        ...this.base(scope),
+        userName,
+        exceptUserId,
+      ])
       .then((r) => r !== null);
   }
 
@@ -103,7 +129,7 @@ export class ScimUserRepository {
 
   /** Runs in system context: the account is not visible to the organization yet. */
   userIdByEmail(email: string): Promise<{ id: string; status: string } | null> {
-    return this.db.one(`SELECT id, status FROM users WHERE lower(email) = lower($1)`, [email]);
+    return this.db.one(`SELECT id, status FROM users WHERE email_lower = lower($1::text)`, [email]);
   }
 
   link(scope: ConnectionScope, userId: string, externalId: string | null | undefined): Promise<number> {
@@ -129,7 +155,19 @@ export class ScimUserRepository {
 
   /** Which of these ids are people of the connection. */
   async existing(scope: ConnectionScope, userIds: string[]): Promise<string[]> {
-    return (await this.db.rows<{ id: string }>(`SELECT id FROM (${UNIVERSE(scope)}) x WHERE id = ANY ($3::uuid[])`, [...this.base(scope), userIds])).map((r) => r.id);
+    // The memberships themselves, not the people's rows: a push names up to thousands of ids.
+    const rows = scope.orgId
+      ? await this.db.rows<{ id: string }>(
+          `SELECT m.user_id AS id FROM organization_memberships m LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = m.user_id
+            WHERE m.org_id = $2 AND m.user_id = ANY ($3::uuid[]) AND su.deleted_at IS NULL`,
+          [...this.base(scope), userIds],
+        )
+      : await this.db.rows<{ id: string }>(
+          `SELECT m.user_id AS id FROM partner_memberships m LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = m.user_id
+            WHERE m.partner_id = $2 AND m.user_id = ANY ($3::uuid[]) AND su.deleted_at IS NULL`,
+          [...this.base(scope), userIds],
+        );
+    return rows.map((r) => r.id);
   }
 
   /** Links the people to the connection where they are not yet, and adds them to the group; the ids newly added. */
@@ -155,14 +193,14 @@ export class ScimUserRepository {
   /** A member this connection deleted (and so no longer shows): a POST of their address restores them. */
   deletedMemberByEmail(scope: ConnectionScope, email: string): Promise<{ id: string } | null> {
     return this.db.one(
-      `SELECT u.id FROM scim_users su JOIN users u ON u.id = su.user_id
-        WHERE su.connection_id = $1 AND su.deleted_at IS NOT NULL AND lower(u.email) = lower($2)`,
+      `SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
+        WHERE u.email_lower = lower($2::text) AND su.deleted_at IS NOT NULL`,
       [scope.connectionId, email],
     );
   }
 
   emailTakenByOther(userId: string, email: string): Promise<boolean> {
-    return this.db.one(`SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2`, [email, userId]).then((r) => r !== null);
+    return this.db.one(`SELECT 1 FROM users WHERE email_lower = lower($1::text) AND id <> $2`, [email, userId]).then((r) => r !== null);
   }
 
   deprovision(scope: ConnectionScope, userId: string, reason: string): Promise<DeprovisionCounts | null> {

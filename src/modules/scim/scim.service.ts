@@ -12,7 +12,7 @@ import { ScimError } from './scim-error';
 import { READ_ONLY, requireVersion, versioned } from './scim-version.util';
 import { AttributeTable, scimFilterToSql, ValuePathTable } from './scim-filter';
 import { memberFilterValue, readPatch, toBoolean } from './scim-patch.util';
-import { ConnectionScope, ScimUserRepository, ScimUserRow } from './scim-user.repository';
+import { Candidates, ConnectionScope, ScimUserRepository, ScimUserRow } from './scim-user.repository';
 import { AccountProvisioningService } from '../tenancy/users/account-provisioning.service';
 import { PersonAuthorityService } from '../tenancy/users/person-authority.service';
 
@@ -144,7 +144,7 @@ export class ScimService {
     const filter = q.filter ? scimFilterToSql(q.filter, USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS, 3) : null;
     const startIndex = int(q.startIndex, 'startIndex', 1, 1);
     const count = Math.min(int(q.count, 'count', 0, MAX_PAGE), MAX_PAGE);
-    const { total, rows } = await this.users.list(scope, filter, startIndex - 1, count);
+    const { total, rows } = await this.users.list(scope, filter, startIndex - 1, count, q.filter ? lookupCandidates(q.filter as string) : undefined);
     const shape = projection(q);
     return { schemas: [LIST_SCHEMA], totalResults: total, startIndex, itemsPerPage: rows.length, Resources: rows.map((r) => shape(this.toUser(r))) };
   }
@@ -633,6 +633,24 @@ export class ScimService {
       }
     }
   }
+}
+
+/**
+ * The lookups IdPs make before every create (`userName eq "…"`, the work email, `externalId eq "…"`),
+ * recognised so that the repository reads only the people they can match; any other filter reads
+ * the connection's people as it is.
+ */
+export function lookupCandidates(filter: string): Candidates | undefined {
+  const m = /^\s*(userName|emails\[type eq "work"\]\.value|emails\.value|emails|externalId)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
+  if (!m) return undefined;
+  let value: string;
+  try {
+    value = JSON.parse(`"${m[2]}"`) as string;
+  } catch {
+    return undefined;
+  }
+  const attribute = m[1].toLowerCase();
+  return attribute === 'username' ? { userName: value } : attribute === 'externalid' ? { externalId: value } : { email: value };
 }
 
 /** `attributes` / `excludedAttributes` (RFC 7644 §3.4.2.5) on top-level attributes; id, schemas and meta always stay. */

@@ -4,7 +4,7 @@ import { GroupRoleMappingEntity } from '../../../src/modules/scim/group-role-map
 import { ScimConnectionRepository } from '../../../src/modules/scim/scim-connection.repository';
 import { scimFilterToSql } from '../../../src/modules/scim/scim-filter';
 import { ScimUserRepository, type ConnectionScope } from '../../../src/modules/scim/scim-user.repository';
-import { USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from '../../../src/modules/scim/scim.service';
+import { lookupCandidates, USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from '../../../src/modules/scim/scim.service';
 import { orgPrincipal, partnerPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
 import { insertRequest, seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
 
@@ -61,6 +61,32 @@ describe('SCIM repositories', () => {
         sizes.push(inlined.total);
       }
       expect(sizes).toEqual([1, 1, 3, 2, 0]);
+    });
+
+    it('answers the lookups IdPs make the same with and without reading only their candidates, a connection-own userName included', async () => {
+      await m.as(asAdminA(), async () => {
+        await users.link(scopeA, t.siteUserA1, 'ext-cand');
+        await users.saveProfile(scopeA, t.siteUserA1, { userName: 'Site-UPN' });
+      });
+      const lookups = [
+        `userName eq "${t.emails.readerA.toUpperCase()}"`,
+        'userName eq "site-upn"',
+        `userName eq "${t.emails.siteUserA1}"`,
+        `emails[type eq "work"].value eq "${t.emails.adminA}"`,
+        'externalId eq "ext-cand"',
+        'userName eq "nobody@nowhere.example"',
+      ];
+      const found: number[] = [];
+      for (const text of lookups) {
+        const candidates = lookupCandidates(text);
+        expect(candidates).toBeDefined();
+        const plain = await m.as(asAdminA(), () => users.list(scopeA, filter(text), 0, 100));
+        const narrowed = await m.as(asAdminA(), () => users.list(scopeA, filter(text), 0, 100, candidates));
+        expect({ text, ...narrowed }).toEqual({ text, ...plain });
+        found.push(plain.total);
+      }
+      expect(found).toEqual([1, 1, 0, 1, 1, 0]);
+      expect(lookupCandidates('userName eq "a" or userName eq "b"')).toBeUndefined();
     });
 
     it('pages the list and still answers the exact total for a page past the end', async () => {

@@ -221,15 +221,18 @@ export class ActingOnAPerson1763701900000 implements MigrationInterface {
         ADD COLUMN user_name varchar(255),
         ADD COLUMN display_name varchar(255),
         ADD COLUMN given_name varchar(255),
-        ADD COLUMN family_name varchar(255);
-      CREATE UNIQUE INDEX scim_users_user_name_idx ON scim_users (connection_id, lower(user_name)) WHERE user_name IS NOT NULL;
+        ADD COLUMN family_name varchar(255),
+        -- Compared as a column, not as lower(user_name): under row-level security a call of a function
+        -- that is not leakproof on a column cannot use an index, and an IdP's sync looks up every user.
+        ADD COLUMN user_name_lower text GENERATED ALWAYS AS (lower(user_name)) STORED;
+      CREATE UNIQUE INDEX scim_users_user_name_idx ON scim_users (connection_id, user_name_lower) WHERE user_name IS NOT NULL;
     `);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
       DROP INDEX scim_users_user_name_idx;
-      ALTER TABLE scim_users DROP COLUMN user_name, DROP COLUMN display_name, DROP COLUMN given_name, DROP COLUMN family_name;
+      ALTER TABLE scim_users DROP COLUMN user_name_lower, DROP COLUMN user_name, DROP COLUMN display_name, DROP COLUMN given_name, DROP COLUMN family_name;
       ALTER TABLE partner_memberships DROP COLUMN suspended_by_connection_id;
       ALTER TABLE organization_memberships DROP COLUMN suspended_by_connection_id;
       DROP TRIGGER person_change_guard ON api_keys;

@@ -7,6 +7,8 @@ import { SCIM_DEPROVISION_USER_WITH_PAM_CASCADE } from './1763701500000-pam-end-
  *   membership stays, suspended, so audit history keeps its person) but answers 404 for it, leaves
  *   it out of every query and counts it for no uniqueness, so an IdP that restores a user by
  *   POSTing it again re-provisions it (RFC 7644 §3.6).
+ * - `users.email_lower`, a stored lower(email) with its index, for lookups by address that row-level
+ *   security lets use an index (a non-leakproof function on a column is no index condition under it).
  * - deprovisioning also ends the elevations the leaver filed for themself that are still open:
  *   pending, or approved and still in their window (a JIT admin window included), with the revoke
  *   command to the agent for one already applied and an audit row each, besides those they approved.
@@ -17,6 +19,10 @@ export class ScimConformance1763702000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
       ALTER TABLE scim_users ADD COLUMN deleted_at timestamptz;
+      -- Lookups by address as a column: under row-level security lower(email) = … is no index condition
+      -- (lower is not leakproof), so every SCIM lookup read every user; email_lower = lower($1) is one.
+      ALTER TABLE users ADD COLUMN email_lower text GENERATED ALWAYS AS (lower(email)) STORED;
+      CREATE INDEX users_email_lower_column_idx ON users (email_lower);
       CREATE OR REPLACE FUNCTION ${SCIM_DEPROVISION_USER_ENDING_OWN_ELEVATIONS}
     `);
   }
@@ -24,6 +30,8 @@ export class ScimConformance1763702000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE OR REPLACE FUNCTION ${SCIM_DEPROVISION_USER_WITH_PAM_CASCADE}
+      DROP INDEX users_email_lower_column_idx;
+      ALTER TABLE users DROP COLUMN email_lower;
       ALTER TABLE scim_users DROP COLUMN deleted_at;
     `);
   }

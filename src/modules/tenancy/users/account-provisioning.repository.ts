@@ -65,33 +65,33 @@ export class AccountProvisioningRepository {
    * that connection made (or one made before suspensions recorded their connection) is lifted.
    */
   async reactivate(scope: MembershipScope, userId: string, connectionId: string | null = null): Promise<number> {
-    const [table, owner] = scope.orgId ? ['organization_memberships', 'org_id'] : ['partner_memberships', 'partner_id'];
-    return this.db.exec(
-      `UPDATE ${table} SET suspended_at = NULL, suspended_by_connection_id = NULL
-        WHERE ${owner} = $1 AND user_id = $2 AND suspended_at IS NOT NULL
-          AND ($3::uuid IS NULL OR suspended_by_connection_id IS NULL OR suspended_by_connection_id = $3)`,
-      [scope.orgId ?? scope.partnerId, userId, connectionId],
-    );
+    const lift = `SET suspended_at = NULL, suspended_by_connection_id = NULL
+        WHERE user_id = $2 AND suspended_at IS NOT NULL AND ($3::uuid IS NULL OR suspended_by_connection_id IS NULL OR suspended_by_connection_id = $3)`;
+    return scope.orgId
+      ? this.db.exec(`UPDATE organization_memberships ${lift} AND org_id = $1`, [scope.orgId, userId, connectionId])
+      : this.db.exec(`UPDATE partner_memberships ${lift} AND partner_id = $1`, [scope.partnerId, userId, connectionId]);
   }
 
   /** The SCIM connection that suspended the membership, if one did; undefined when it is not suspended. */
   async suspendedBy(scope: MembershipScope, userId: string): Promise<string | null | undefined> {
-    const [table, owner] = scope.orgId ? ['organization_memberships', 'org_id'] : ['partner_memberships', 'partner_id'];
-    const row = await this.db.one<{ suspended_at: Date | null; by: string | null }>(
-      `SELECT suspended_at, suspended_by_connection_id AS by FROM ${table} WHERE ${owner} = $1 AND user_id = $2`,
-      [scope.orgId ?? scope.partnerId, userId],
-    );
+    const row = scope.orgId
+      ? await this.db.one<{ suspended_at: Date | null; by: string | null }>(
+          `SELECT suspended_at, suspended_by_connection_id AS by FROM organization_memberships WHERE org_id = $1 AND user_id = $2`,
+          [scope.orgId, userId],
+        )
+      : await this.db.one<{ suspended_at: Date | null; by: string | null }>(
+          `SELECT suspended_at, suspended_by_connection_id AS by FROM partner_memberships WHERE partner_id = $1 AND user_id = $2`,
+          [scope.partnerId, userId],
+        );
     return row?.suspended_at ? row.by : undefined;
   }
 
   /** Records the connection behind a suspension in force, unless another connection's is already recorded. */
   async recordSuspendingConnection(scope: MembershipScope, userId: string, connectionId: string): Promise<number> {
-    const [table, owner] = scope.orgId ? ['organization_memberships', 'org_id'] : ['partner_memberships', 'partner_id'];
-    return this.db.exec(
-      `UPDATE ${table} SET suspended_by_connection_id = $3
-        WHERE ${owner} = $1 AND user_id = $2 AND suspended_at IS NOT NULL AND suspended_by_connection_id IS NULL`,
-      [scope.orgId ?? scope.partnerId, userId, connectionId],
-    );
+    const record = `SET suspended_by_connection_id = $3 WHERE user_id = $2 AND suspended_at IS NOT NULL AND suspended_by_connection_id IS NULL`;
+    return scope.orgId
+      ? this.db.exec(`UPDATE organization_memberships ${record} AND org_id = $1`, [scope.orgId, userId, connectionId])
+      : this.db.exec(`UPDATE partner_memberships ${record} AND partner_id = $1`, [scope.partnerId, userId, connectionId]);
   }
 
   /** Keeps the time of a suspension already in force. */

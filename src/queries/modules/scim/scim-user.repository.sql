@@ -17,10 +17,10 @@ SELECT count(*) AS c FROM (${…}) x ${…};
 SELECT * FROM (${…}) x WHERE id = $3;
 
 -- ScimUserRepository.byEmailInScope
-SELECT * FROM (${…}) x WHERE lower(email) = lower($3);
+SELECT * FROM (${…}) x WHERE lower(email) = lower($3) AND ${…};
 
 -- ScimUserRepository.userNameTaken
-SELECT 1 FROM (${…}) x WHERE lower(user_name) = lower($3) AND ($4::uuid IS NULL OR id <> $4);
+SELECT 1 FROM (${…}) x WHERE lower(user_name) = lower($3) AND ($4::uuid IS NULL OR id <> $4) AND ${…};
 
 -- ScimUserRepository.saveProfile
 UPDATE scim_users SET ${…}, updated_at = now() WHERE connection_id = $1 AND user_id = $2;
@@ -29,7 +29,7 @@ UPDATE scim_users SET ${…}, updated_at = now() WHERE connection_id = $1 AND us
 SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified;
 
 -- ScimUserRepository.userIdByEmail
-SELECT id, status FROM users WHERE lower(email) = lower($1);
+SELECT id, status FROM users WHERE email_lower = lower($1::text);
 
 -- ScimUserRepository.link
 INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id) VALUES ($1, $2, $3, $4, $5)
@@ -40,8 +40,13 @@ INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, deleted_at) 
 ON CONFLICT (connection_id, user_id) DO UPDATE
   SET deleted_at = now(), external_id = NULL, user_name = NULL, display_name = NULL, given_name = NULL, family_name = NULL, updated_at = now();
 
--- ScimUserRepository.existing
-SELECT id FROM (${…}) x WHERE id = ANY ($3::uuid[]);
+-- ScimUserRepository.existing.rows
+SELECT m.user_id AS id FROM organization_memberships m LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = m.user_id
+WHERE m.org_id = $2 AND m.user_id = ANY ($3::uuid[]) AND su.deleted_at IS NULL;
+
+-- ScimUserRepository.existing.rows
+SELECT m.user_id AS id FROM partner_memberships m LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = m.user_id
+WHERE m.partner_id = $2 AND m.user_id = ANY ($3::uuid[]) AND su.deleted_at IS NULL;
 
 -- ScimUserRepository.addGroupMembers
 INSERT INTO scim_users (connection_id, org_id, partner_id, user_id) SELECT $1, $2, $3, u FROM unnest($4::uuid[]) u ON CONFLICT (connection_id, user_id) DO NOTHING;
@@ -54,11 +59,11 @@ ON CONFLICT DO NOTHING RETURNING user_id;
 SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1;
 
 -- ScimUserRepository.deletedMemberByEmail
-SELECT u.id FROM scim_users su JOIN users u ON u.id = su.user_id
-WHERE su.connection_id = $1 AND su.deleted_at IS NOT NULL AND lower(u.email) = lower($2);
+SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
+WHERE u.email_lower = lower($2::text) AND su.deleted_at IS NOT NULL;
 
 -- ScimUserRepository.emailTakenByOther
-SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2;
+SELECT 1 FROM users WHERE email_lower = lower($1::text) AND id <> $2;
 
 -- ScimUserRepository.deprovision
 SELECT scim_deprovision_user($1, $2, $3, $4) AS r;
