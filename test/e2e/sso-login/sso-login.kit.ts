@@ -101,18 +101,19 @@ export function registerWithOp(op: OidcOpHandle, callbackUrl = CALLBACK_URL): Pr
 
 /**
  * SQL for the administrator recorded as a provider's configurer when a test does not name one: a
- * `*` administrator of the owner (an organization member first, else an all-organization
- * technician), so that sign-in admits every account of the owner. `$2` is the organization id and
+ * `*` administrator of the owner on every site (an organization member first, else an
+ * all-organization technician), so that sign-in admits every account of the owner (a provider signs
+ * in only accounts its configurer has authority over, sites included). `$2` is the organization id and
  * `$3` the partner id of the insert.
  */
 export function configurerSql(param: string): string {
   return `coalesce(${param}::uuid, (
        SELECT x.u FROM (
          SELECT m.user_id AS u, 0 AS rank FROM organization_memberships m JOIN roles r ON r.org_id = m.org_id AND r.id = m.role_id
-          WHERE m.org_id = $2 AND '*' = ANY (r.permissions)
+          WHERE m.org_id = $2 AND '*' = ANY (r.permissions) AND NOT m.site_restricted
          UNION ALL
          SELECT pm.user_id, 1 FROM partner_memberships pm JOIN roles r ON r.partner_id = pm.partner_id AND r.id = pm.role_id
-          WHERE pm.partner_id = coalesce($3, (SELECT o.partner_id FROM organizations o WHERE o.id = $2)) AND pm.org_access = 'all' AND '*' = ANY (r.permissions)
+          WHERE pm.partner_id = coalesce($3, (SELECT o.partner_id FROM organizations o WHERE o.id = $2)) AND pm.org_access = 'all' AND '*' = ANY (r.permissions) AND NOT pm.site_restricted
        ) x ORDER BY x.rank LIMIT 1))`;
 }
 
