@@ -47,11 +47,15 @@ export function resourceTypes(base: string): Record<string, unknown> {
   return list(resourceTypeList(base));
 }
 
-/** RFC 7644 §4: one resource type by its id. */
-export function resourceType(base: string, id: string): Record<string, unknown> {
-  const found = resourceTypeList(base).find((r) => r.id === id);
-  if (!found) throw ScimError.notFound('No such resource type');
+/** RFC 7644 §4: one discovery entry by its id (404 as a SCIM error when none has it). */
+function byId(entries: Record<string, unknown>[], id: string, what: string): Record<string, unknown> {
+  const found = entries.find((e) => e.id === id);
+  if (!found) throw ScimError.notFound(`No such ${what}`);
   return found;
+}
+
+export function resourceType(base: string, id: string): Record<string, unknown> {
+  return byId(resourceTypeList(base), id, 'resource type');
 }
 
 const attr = (name: string, type: string, extra: Record<string, unknown> = {}) => ({
@@ -119,9 +123,6 @@ export function schemas(base: string): Record<string, unknown> {
   return list(schemaList(base));
 }
 
-/** RFC 7644 §4: one schema by its URN. */
 export function schema(base: string, urn: string): Record<string, unknown> {
-  const found = schemaList(base).find((s) => s.id === urn);
-  if (!found) throw ScimError.notFound('No such schema');
-  return found;
+  return byId(schemaList(base), urn, 'schema');
 }
