@@ -180,7 +180,7 @@ export class ScimService {
       throw ScimError.badRequest('invalidValue', "The address is not on a verified domain of the organization: provisioning needs the organization's DNS proof");
     }
     const userId = await this.tx.withSystemContext('SCIM provisioning creates or finds the account of a verified-domain address', async () => {
-      const created = await this.accounts.createUser(email, input.name ?? this.joinedName(input) ?? '');
+      const created = await this.accounts.createUser(email, input.name ?? '');
       if (created) return created;
       const existing = await this.users.userIdByEmail(email);
       if (!existing) throw ScimError.conflict('The address was taken concurrently');
@@ -218,7 +218,7 @@ export class ScimService {
     return this.applyChanges(p, scope, current, {
       ...input,
       externalId: input.externalId ?? null,
-      name: input.name ?? this.joinedName(input) ?? '',
+      name: input.name ?? '',
       givenName: input.givenName ?? null,
       familyName: input.familyName ?? null,
     });
