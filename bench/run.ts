@@ -239,7 +239,12 @@ async function main(): Promise<void> {
     }
     await cancelLeftPushes(owner);
   }
-  server.kill();
+  // The service writes its CPU profile (BENCH_CPU_PROFILE) as it exits: wait for that.
+  await new Promise<void>((res) => {
+    server.removeAllListeners('exit');
+    server.once('exit', () => res());
+    server.kill();
+  });
   await app.close();
   await owner.end();
   if (process.env.BENCH_KEEP_DATABASE === 'true') {

@@ -63,6 +63,26 @@ export interface ScimProfile {
   familyName?: string | null;
 }
 
+/** Each profile field with its column. */
+const PROFILE_FIELDS = [
+  ['userName', 'user_name'],
+  ['displayName', 'display_name'],
+  ['givenName', 'given_name'],
+  ['familyName', 'family_name'],
+] as const;
+
+/** The columns of the profile fields that are given (undefined leaves a field as it is stored). */
+const givenColumns = (profile: ScimProfile): string[] => PROFILE_FIELDS.filter(([field]) => profile[field] !== undefined).map(([, column]) => column);
+
+export interface ProvisioningFacts {
+  taken: boolean;
+  deletedId: string | null;
+  defaultRoleId: string | null;
+  /** Null when the default role is not a role of the connection's organization. */
+  defaultRolePermissions: string[] | null;
+  domainVerified: boolean;
+}
+
 @Injectable()
 export class ScimUserRepository {
   constructor(private readonly db: DbService) {}
@@ -80,21 +100,39 @@ export class ScimUserRepository {
     }
     const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
     const n = params.length;
-    const rows = await this.db.rows<ScimUserRow & { total: string }>(
-      `SELECT *, count(*) OVER () AS total FROM (${UNIVERSE(scope)}) x ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}`,
+    // One statement whatever the page: the total travels on a row of its own when the page is empty.
+    const found = await this.db.rows<ScimUserRow & { total: string }>(
+      `SELECT c.total, x.* FROM (SELECT count(*) AS total FROM (${UNIVERSE(scope)}) x ${where}) c
+         LEFT JOIN LATERAL (SELECT * FROM (${UNIVERSE(scope)}) x ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}) x ON true`,
       [...params, offset, limit],
     );
-    let total = rows.length ? Number(rows[0].total) : 0;
-    if (!rows.length && (offset > 0 || limit === 0)) total = Number((await this.db.one<{ c: string }>(`SELECT count(*) AS c FROM (${UNIVERSE(scope)}) x ${where}`, params))?.c ?? 0);
-    return { total, rows };
+    return { total: found.length ? Number(found[0].total) : 0, rows: found.filter((r) => r.id !== null) };
   }
 
   get(scope: ConnectionScope, userId: string): Promise<ScimUserRow | null> {
     return this.db.one(`SELECT * FROM (${UNIVERSE(scope)}) x WHERE id = $3`, [...this.base(scope), userId]);
   }
 
-  byEmailInScope(scope: ConnectionScope, email: string): Promise<ScimUserRow | null> {
-    return this.db.one(`SELECT * FROM (${UNIVERSE(scope)}) x WHERE lower(email) = lower($3) AND ${CANDIDATE_IDS({ email }, 3)}`, [...this.base(scope), email]);
+  /**
+   * What a POST /Users must know before it creates anyone, read in one statement: whether the
+   * address or the userName already answers for a person of the connection, the member this
+   * connection deleted under that address (a POST restores them), the connection's default role
+   * with its permissions, and whether `domain` is a verified domain of the connection's organization.
+   */
+  async provisioningFacts(scope: ConnectionScope, email: string, userName: string, domain: string): Promise<ProvisioningFacts> {
+    const row = await this.db.one<ProvisioningFacts>(
+      // One row whatever is found: the connection's own row is joined, not required.
+      `SELECT EXISTS (SELECT 1 FROM (${UNIVERSE(scope)}) x
+                       WHERE (lower(x.email) = lower($3::text) AND ${CANDIDATE_IDS({ email }, 3)})
+                          OR (lower(x.user_name) = lower($4::text) AND ${CANDIDATE_IDS({ userName }, 4)})) AS taken,
+              (SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
+                WHERE u.email_lower = lower($3::text) AND su.deleted_at IS NOT NULL LIMIT 1) AS "deletedId",
+              c.default_role_id AS "defaultRoleId", r.permissions AS "defaultRolePermissions",
+              EXISTS (SELECT 1 FROM sso_verified_domains d WHERE d.org_id = c.org_id AND d.domain = $5 AND d.verified) AS "domainVerified"
+         FROM (SELECT 1) one LEFT JOIN scim_connections c ON c.id = $1 LEFT JOIN roles r ON r.id = c.default_role_id AND r.org_id = c.org_id`,
+      [...this.base(scope), email, userName, domain],
+    );
+    return row!;
   }
 
   /** Another person of the connection answers to this userName (its own, or their email while it has none). */
@@ -110,21 +148,18 @@ export class ScimUserRepository {
 
   /** The connection's own attributes of a person (the link must exist). */
   saveProfile(scope: ConnectionScope, userId: string, profile: ScimProfile): Promise<number> {
-    const columns: [string, unknown][] = [
-      ['user_name', profile.userName],
-      ['display_name', profile.displayName],
-      ['given_name', profile.givenName],
-      ['family_name', profile.familyName],
-    ].filter(([, v]) => v !== undefined) as [string, unknown][];
-    if (!columns.length) return Promise.resolve(0);
+    const given = givenColumns(profile);
+    if (!given.length) return Promise.resolve(0);
     return this.db.exec(
-      `UPDATE scim_users SET ${columns.map(([c], i) => `${c} = $${i + 3}`).join(', ')}, updated_at = now() WHERE connection_id = $1 AND user_id = $2`,
-      [scope.connectionId, userId, ...columns.map(([, v]) => v)],
+      `UPDATE scim_users SET
+         user_name = CASE WHEN 'user_name' = ANY ($7::text[]) THEN $3 ELSE user_name END,
+         display_name = CASE WHEN 'display_name' = ANY ($7::text[]) THEN $4 ELSE display_name END,
+         given_name = CASE WHEN 'given_name' = ANY ($7::text[]) THEN $5 ELSE given_name END,
+         family_name = CASE WHEN 'family_name' = ANY ($7::text[]) THEN $6 ELSE family_name END,
+         updated_at = now()
+       WHERE connection_id = $1 AND user_id = $2`,
+      [scope.connectionId, userId, profile.userName ?? null, profile.displayName ?? null, profile.givenName ?? null, profile.familyName ?? null, given],
     );
-  }
-
-  domainVerified(orgId: string, domain: string): Promise<boolean> {
-    return this.db.one(`SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified`, [orgId, domain]).then((r) => r !== null);
   }
 
   /** Runs in system context: the account is not visible to the organization yet. */
@@ -132,11 +167,35 @@ export class ScimUserRepository {
     return this.db.one(`SELECT id, status FROM users WHERE email_lower = lower($1::text)`, [email]);
   }
 
-  link(scope: ConnectionScope, userId: string, externalId: string | null | undefined): Promise<number> {
+  /**
+   * Links the person to the connection (again, after a delete), with the connection's own attributes
+   * in the same statement: `externalId` and each profile field undefined leave what is stored.
+   */
+  link(scope: ConnectionScope, userId: string, externalId: string | null | undefined, profile: ScimProfile = {}): Promise<number> {
+    const given = givenColumns(profile);
     return this.db.exec(
-      `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (connection_id, user_id) DO UPDATE SET external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END, deleted_at = NULL, updated_at = now()`,
-      [scope.connectionId, scope.orgId, scope.orgId ? null : scope.partnerId, userId, externalId ?? null, externalId !== undefined],
+      `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id, user_name, display_name, given_name, family_name)
+       VALUES ($1, $2, $3, $4, $5, $7, $8, $9, $10)
+       ON CONFLICT (connection_id, user_id) DO UPDATE SET
+         external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END,
+         user_name = CASE WHEN 'user_name' = ANY ($11::text[]) THEN EXCLUDED.user_name ELSE scim_users.user_name END,
+         display_name = CASE WHEN 'display_name' = ANY ($11::text[]) THEN EXCLUDED.display_name ELSE scim_users.display_name END,
+         given_name = CASE WHEN 'given_name' = ANY ($11::text[]) THEN EXCLUDED.given_name ELSE scim_users.given_name END,
+         family_name = CASE WHEN 'family_name' = ANY ($11::text[]) THEN EXCLUDED.family_name ELSE scim_users.family_name END,
+         deleted_at = NULL, updated_at = now()`,
+      [
+        scope.connectionId,
+        scope.orgId,
+        scope.orgId ? null : scope.partnerId,
+        userId,
+        externalId ?? null,
+        externalId !== undefined,
+        profile.userName ?? null,
+        profile.displayName ?? null,
+        profile.givenName ?? null,
+        profile.familyName ?? null,
+        given,
+      ],
     );
   }
 
@@ -188,15 +247,6 @@ export class ScimUserRepository {
   /** Whether any group-to-role mapping is saved on the connection (without one, group changes change no role). */
   async hasMappings(scope: ConnectionScope): Promise<boolean> {
     return (await this.db.one(`SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1`, [scope.connectionId])) !== null;
-  }
-
-  /** A member this connection deleted (and so no longer shows): a POST of their address restores them. */
-  deletedMemberByEmail(scope: ConnectionScope, email: string): Promise<{ id: string } | null> {
-    return this.db.one(
-      `SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
-        WHERE u.email_lower = lower($2::text) AND su.deleted_at IS NOT NULL`,
-      [scope.connectionId, email],
-    );
   }
 
   emailTakenByOther(userId: string, email: string): Promise<boolean> {

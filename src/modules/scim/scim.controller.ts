@@ -2,6 +2,7 @@ import { All, Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, P
 import type { Response } from 'express';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CurrentPrincipal, ScimAuth } from '../../common/decorators/auth.decorator';
+import { OneStatement } from '../../common/decorators/one-statement.decorator';
 import type { Principal } from '../../common/principal';
 import { SCIM_MEDIA_TYPE, ScimError, ScimExceptionFilter } from './scim-error';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './scim-schemas';
@@ -77,6 +78,7 @@ export class ScimController {
 
   @Get('Users')
   @ScimAuth()
+  @OneStatement()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   listUsers(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<Record<string, unknown>> {
     return this.scim.listUsers(p, q);
@@ -91,6 +93,7 @@ export class ScimController {
 
   @Get('Users/:id')
   @ScimAuth()
+  @OneStatement()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   async getUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Query() q: Record<string, unknown>, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
     return tagged(res, await this.scim.getUser(p, id(userId), q));

@@ -161,22 +161,21 @@ export class ScimService {
     const userName = input.userName!;
     if (input.email === undefined) throw ScimError.badRequest('invalidValue', 'A work email (emails) is required when userName is not an email address');
     const email = input.email;
-    if ((await this.users.byEmailInScope(scope, email)) || (await this.users.userNameTaken(scope, userName, null))) throw ScimError.conflict('A user with this userName already exists');
-    const deleted = await this.users.deletedMemberByEmail(scope, email);
-    if (deleted) return this.restoreUser(p, scope, deleted.id, userName, input);
+    const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+    const facts = await this.users.provisioningFacts(scope, email, userName, domain);
+    if (facts.taken) throw ScimError.conflict('A user with this userName already exists');
+    if (facts.deletedId) return this.restoreUser(p, scope, facts.deletedId, userName, input);
     // Spec 1.6.4 (identity first): a partner connection never creates technicians.
     if (!scope.orgId) throw ScimError.notFound('A partner connection only updates and deactivates existing technicians');
     const orgId = scope.orgId;
-    const connection = await this.db.one<{ default_role_id: string | null }>(`SELECT default_role_id FROM scim_connections WHERE id = $1`, [scope.connectionId]);
-    const roleId = connection?.default_role_id ?? null;
+    const roleId = facts.defaultRoleId;
     if (!roleId) throw ScimError.badRequest('invalidValue', 'The connection has no default role: an administrator must set one before users can be created');
-    const role = await this.db.one<{ permissions: string[] }>(`SELECT permissions FROM roles WHERE id = $1 AND org_id = $2`, [roleId, orgId]);
+    const permissions = facts.defaultRolePermissions;
     // The delegation rule of JIT provisioning, re-checked now: the acting administrator must still be able to grant it, on every site.
-    if (!role || !(await this.authority.mayActOn(p.userId, p.userId!, { kind: 'grant', tenant: { orgId }, permissions: role.permissions, siteIds: null }))) {
+    if (!permissions || !(await this.authority.mayActOn(p.userId, p.userId!, { kind: 'grant', tenant: { orgId }, permissions, siteIds: null }))) {
       throw new ScimError(403, 'The administrator this connection acts for can no longer grant its default role');
     }
-    const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-    if (!(await this.users.domainVerified(orgId, domain))) {
+    if (!facts.domainVerified) {
       throw ScimError.badRequest('invalidValue', "The address is not on a verified domain of the organization: provisioning needs the organization's DNS proof");
     }
     const userId = await this.tx.withSystemContext('SCIM provisioning creates or finds the account of a verified-domain address', async () => {
@@ -187,8 +186,7 @@ export class ScimService {
       return existing.id;
     });
     await this.accounts.addOrgMember(orgId, userId, roleId);
-    await this.users.link(scope, userId, input.externalId ?? null);
-    await this.users.saveProfile(scope, userId, { userName, ...this.names(input) });
+    await this.users.link(scope, userId, input.externalId ?? null, { userName, ...this.names(input) });
     if (input.active === false) await this.deactivate(p, scope, userId);
     await this.audit.record({ action: 'scim.user.create', orgId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId, roleId } });
     const row = await this.users.get(scope, userId);
@@ -202,8 +200,7 @@ export class ScimService {
    */
   private async restoreUser(p: Principal, scope: ConnectionScope, userId: string, userName: string, input: UserInput): Promise<Record<string, unknown>> {
     await this.requireMayActOn(p, scope, userId);
-    await this.users.link(scope, userId, input.externalId ?? null);
-    await this.users.saveProfile(scope, userId, { userName, ...this.names(input) });
+    await this.users.link(scope, userId, input.externalId ?? null, { userName, ...this.names(input) });
     if (input.active !== false && (await this.accounts.reactivate(scope, userId, scope.connectionId))) this.forgetAfterCommit(userId);
     await this.audit.record({ action: 'scim.user.restore', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId } });
     return this.toUser((await this.users.get(scope, userId))!);
@@ -327,8 +324,9 @@ export class ScimService {
       if (taken) throw new ScimError(403, EMAIL_CHANGE_REFUSED);
     }
     if (userNameChanges && (await this.users.userNameTaken(scope, change.userName!, current.id))) throw ScimError.conflict('Another user of this connection has this userName');
-    if (change.externalId !== undefined || !(await this.linked(scope, current.id))) await this.users.link(scope, current.id, change.externalId);
-    await this.users.saveProfile(scope, current.id, { userName: userNameChanges ? change.userName : undefined, ...(nameChanges ? this.names(change) : {}) });
+    const profile = { userName: userNameChanges ? change.userName : undefined, ...(nameChanges ? this.names(change) : {}) };
+    if (change.externalId !== undefined || !(await this.linked(scope, current.id))) await this.users.link(scope, current.id, change.externalId, profile);
+    else await this.users.saveProfile(scope, current.id, profile);
     if (emailChanges) await this.accounts.updateProfile(current.id, change.email!, current.name);
     if (nameChanges && change.name !== undefined && (await this.authority.mayActOn(p.userId, current.id, { kind: 'identity' }))) {
       // The account's own name follows only where this administrator has authority over every tenant of the person.

@@ -107,10 +107,19 @@ describe('SCIM repositories', () => {
       expect(await externalId()).toBeNull();
     });
 
-    it('finds a member by address whatever its case, and no one outside the organization', async () => {
-      expect(await m.as(asAdminA(), () => users.byEmailInScope(scopeA, t.emails.adminA.toUpperCase()))).toMatchObject({ id: t.adminA });
-      expect(await m.as(asAdminA(), () => users.byEmailInScope(scopeA, t.emails.adminB))).toBeNull();
+    it('finds a member by address or userName whatever its case, and no one outside the organization', async () => {
+      const facts = (email: string, userName: string) => m.as(asAdminA(), () => users.provisioningFacts(scopeA, email, userName, 'example.invalid'));
+      expect(await facts(t.emails.adminA.toUpperCase(), 'someone-new')).toMatchObject({ taken: true, deletedId: null });
+      expect(await facts('someone-new@example.invalid', t.emails.adminA.toUpperCase())).toMatchObject({ taken: true });
+      expect(await facts(t.emails.adminB, t.emails.adminB)).toMatchObject({ taken: false, deletedId: null });
       expect(await m.as(asAdminA(), () => users.get(scopeA, t.tech))).toBeNull();
+    });
+
+    it('links a member with the connection’s profile in one statement, leaving the fields not given as they are', async () => {
+      const stored = async () => (await m.as(asAdminA(), () => users.get(scopeA, t.readerA)))!;
+      await m.as(asAdminA(), () => users.link(scopeA, t.readerA, undefined, { userName: 'reader.a', displayName: 'Reader A', givenName: 'Reader', familyName: 'A' }));
+      await m.as(asAdminA(), () => users.link(scopeA, t.readerA, undefined, { familyName: null }));
+      expect(await stored()).toMatchObject({ user_name: 'reader.a', name: 'Reader A', given_name: 'Reader', family_name: null });
     });
 
     it('finds an account by address whatever its case in system context, and tells whether another account holds it', async () => {

@@ -16,12 +16,14 @@ export interface MembershipScope {
 export class AccountProvisioningRepository {
   constructor(private readonly db: DbService) {}
 
-  /** A new account, or null when the address is taken (by an account this tenant may not see). */
+  /**
+   * A new account, or null when the address is taken (by an account this tenant may not see). One
+   * plain statement, so that a scope switch queued before it travels in the same message.
+   */
   async createUser(email: string, name: string): Promise<string | null> {
-    const users = await this.db.repo(UserEntity);
     // The only unique key a new row can meet is lower(email): its id is generated.
-    const { raw } = await users.createQueryBuilder().insert().values({ email, name }).orIgnore().returning('id').execute();
-    return (raw as { id: string }[])[0]?.id ?? null;
+    const row = await this.db.one<{ id: string }>(`INSERT INTO users (email, name) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id`, [email, name]);
+    return row?.id ?? null;
   }
 
   /** An active account without a password (its holder sets one through a reset link). */
@@ -54,10 +56,8 @@ export class AccountProvisioningRepository {
   }
 
   /** 1 when added, 0 when already a member. */
-  async addOrgMember(orgId: string, userId: string, roleId: string): Promise<number> {
-    const memberships = await this.db.repo(OrganizationMembershipEntity);
-    const { raw } = await memberships.createQueryBuilder().insert().values({ orgId, userId, roleId }).orIgnore().returning('user_id').execute();
-    return (raw as unknown[]).length;
+  addOrgMember(orgId: string, userId: string, roleId: string): Promise<number> {
+    return this.db.exec(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [orgId, userId, roleId]);
   }
 
   /**

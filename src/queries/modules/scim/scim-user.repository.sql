@@ -7,33 +7,48 @@ SELECT u.id, u.email, coalesce(su.user_name, u.email) AS user_name, coalesce(su.
  LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
 WHERE m.${…} = $2 AND su.deleted_at IS NULL;
 
--- ScimUserRepository.list.rows
-SELECT *, count(*) OVER () AS total FROM (${…}) x ${…} ORDER BY created_at, id OFFSET $${…} LIMIT $${…};
-
--- ScimUserRepository.list
-SELECT count(*) AS c FROM (${…}) x ${…};
+-- ScimUserRepository.list.found
+SELECT c.total, x.* FROM (SELECT count(*) AS total FROM (${…}) x ${…}) c
+LEFT JOIN LATERAL (SELECT * FROM (${…}) x ${…} ORDER BY created_at, id OFFSET $${…} LIMIT $${…}) x ON true;
 
 -- ScimUserRepository.get
 SELECT * FROM (${…}) x WHERE id = $3;
 
--- ScimUserRepository.byEmailInScope
-SELECT * FROM (${…}) x WHERE lower(email) = lower($3) AND ${…};
+-- ScimUserRepository.provisioningFacts.row
+SELECT EXISTS (SELECT 1 FROM (${…}) x
+              WHERE (lower(x.email) = lower($3::text) AND ${…})
+                 OR (lower(x.user_name) = lower($4::text) AND ${…})) AS taken,
+     (SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
+       WHERE u.email_lower = lower($3::text) AND su.deleted_at IS NOT NULL LIMIT 1) AS "deletedId",
+     c.default_role_id AS "defaultRoleId", r.permissions AS "defaultRolePermissions",
+     EXISTS (SELECT 1 FROM sso_verified_domains d WHERE d.org_id = c.org_id AND d.domain = $5 AND d.verified) AS "domainVerified"
+FROM (SELECT 1) one LEFT JOIN scim_connections c ON c.id = $1 LEFT JOIN roles r ON r.id = c.default_role_id AND r.org_id = c.org_id;
 
 -- ScimUserRepository.userNameTaken
 SELECT 1 FROM (${…}) x WHERE lower(user_name) = lower($3) AND ($4::uuid IS NULL OR id <> $4) AND ${…};
 
 -- ScimUserRepository.saveProfile
-UPDATE scim_users SET ${…}, updated_at = now() WHERE connection_id = $1 AND user_id = $2;
-
--- ScimUserRepository.domainVerified
-SELECT 1 FROM sso_verified_domains WHERE org_id = $1 AND domain = $2 AND verified;
+UPDATE scim_users SET
+  user_name = CASE WHEN 'user_name' = ANY ($7::text[]) THEN $3 ELSE user_name END,
+  display_name = CASE WHEN 'display_name' = ANY ($7::text[]) THEN $4 ELSE display_name END,
+  given_name = CASE WHEN 'given_name' = ANY ($7::text[]) THEN $5 ELSE given_name END,
+  family_name = CASE WHEN 'family_name' = ANY ($7::text[]) THEN $6 ELSE family_name END,
+  updated_at = now()
+WHERE connection_id = $1 AND user_id = $2;
 
 -- ScimUserRepository.userIdByEmail
 SELECT id, status FROM users WHERE email_lower = lower($1::text);
 
 -- ScimUserRepository.link
-INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id) VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (connection_id, user_id) DO UPDATE SET external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END, deleted_at = NULL, updated_at = now();
+INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id, user_name, display_name, given_name, family_name)
+VALUES ($1, $2, $3, $4, $5, $7, $8, $9, $10)
+ON CONFLICT (connection_id, user_id) DO UPDATE SET
+  external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END,
+  user_name = CASE WHEN 'user_name' = ANY ($11::text[]) THEN EXCLUDED.user_name ELSE scim_users.user_name END,
+  display_name = CASE WHEN 'display_name' = ANY ($11::text[]) THEN EXCLUDED.display_name ELSE scim_users.display_name END,
+  given_name = CASE WHEN 'given_name' = ANY ($11::text[]) THEN EXCLUDED.given_name ELSE scim_users.given_name END,
+  family_name = CASE WHEN 'family_name' = ANY ($11::text[]) THEN EXCLUDED.family_name ELSE scim_users.family_name END,
+  deleted_at = NULL, updated_at = now();
 
 -- ScimUserRepository.markDeleted
 INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, deleted_at) VALUES ($1, $2, $3, $4, now())
@@ -57,10 +72,6 @@ ON CONFLICT DO NOTHING RETURNING user_id;
 
 -- ScimUserRepository.hasMappings
 SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1;
-
--- ScimUserRepository.deletedMemberByEmail
-SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
-WHERE u.email_lower = lower($2::text) AND su.deleted_at IS NOT NULL;
 
 -- ScimUserRepository.emailTakenByOther
 SELECT 1 FROM users WHERE email_lower = lower($1::text) AND id <> $2;
