@@ -27,8 +27,13 @@ describe('CSV parsing', () => {
     expect(() => parseCsv('"a"b,c')).toThrow(CsvError);
   });
 
-  it('maps records by header and refuses ragged rows', () => {
+  it('maps records by header and names every ragged row, keeping the others', () => {
     expect(csvRecords('x,y\n1,2\n').records).toEqual([{ line: 2, values: { x: '1', y: '2' } }]);
-    expect(() => csvRecords('x,y\n1\n')).toThrow(expect.objectContaining({ line: 2 }));
+    const ragged = csvRecords('x,y\n1\n1,2\n1,2,3\n');
+    expect(ragged.records).toEqual([{ line: 3, values: { x: '1', y: '2' } }]);
+    expect(ragged.problems.map((p) => [p.line, p.message])).toEqual([
+      [2, 'expected 2 fields, found 1'],
+      [4, 'expected 2 fields, found 3'],
+    ]);
   });
 });

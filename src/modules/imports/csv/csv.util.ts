@@ -72,14 +72,20 @@ export function parseCsv(text: string): CsvRow[] {
   return rows;
 }
 
-/** Rows as records keyed by the header row (header names trimmed, matched case-insensitively by the caller). */
-export function csvRecords(text: string): { header: string[]; records: { line: number; values: Record<string, string> }[] } {
+/**
+ * Rows as records keyed by the header row (header names trimmed, matched case-insensitively by
+ * the caller). A row with the wrong number of fields is named in `problems` and left out, so the
+ * caller can go on to name the problems of every other row too.
+ */
+export function csvRecords(text: string): { header: string[]; records: { line: number; values: Record<string, string> }[]; problems: CsvError[] } {
   const [head, ...rest] = parseCsv(text);
-  if (!head) return { header: [], records: [] };
+  if (!head) return { header: [], records: [], problems: [] };
   const header = head.fields.map((h) => h.trim());
-  const records = rest.map((r) => {
-    if (r.fields.length !== header.length) throw new CsvError(`expected ${header.length} fields, found ${r.fields.length}`, r.line);
-    return { line: r.line, values: Object.fromEntries(header.map((h, i) => [h, r.fields[i]])) };
-  });
-  return { header, records };
+  const problems: CsvError[] = [];
+  const records: { line: number; values: Record<string, string> }[] = [];
+  for (const r of rest) {
+    if (r.fields.length !== header.length) problems.push(new CsvError(`expected ${header.length} fields, found ${r.fields.length}`, r.line));
+    else records.push({ line: r.line, values: Object.fromEntries(header.map((h, i) => [h, r.fields[i]])) });
+  }
+  return { header, records, problems };
 }

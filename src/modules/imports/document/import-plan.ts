@@ -4,6 +4,7 @@ import type { Path, Problem } from '../../content/path.util';
 import { checkShape } from '../../content/shape.util';
 import { CsvError, csvRecords } from '../csv/csv.util';
 import { CONTACT_SHAPE } from './interchange.shape';
+import { MAX_PROBLEMS } from './interchange.validator';
 import type {
   InterchangeDocument,
   SourceContact,
@@ -100,26 +101,44 @@ function csvPlan(format: ImportFormat, phase: PhaseName, customer: PlannedCustom
 /** Column name (case-insensitive) to the field it fills. */
 type Columns = Record<string, string>;
 
-function readCsv(text: string, columns: Columns, required: string[]): { problems: Problem[]; rows: { line: number; values: Record<string, string> }[] } {
+interface CsvRead {
+  /** Problems of the file as a whole (its header, its quoting): no row is looked at. */
+  fatal: Problem[];
+  /** Rows with the wrong number of fields; the other rows are still checked. */
+  problems: Problem[];
+  rows: { line: number; values: Record<string, string> }[];
+}
+
+function readCsv(text: string, columns: Columns, required: string[]): CsvRead {
   let parsed;
   try {
     parsed = csvRecords(text);
   } catch (err) {
-    if (err instanceof CsvError) return { problems: [[[`line ${err.line}`], err.message]], rows: [] };
+    if (err instanceof CsvError) return { fatal: [[[`line ${err.line}`], err.message]], problems: [], rows: [] };
     throw err;
   }
   const byLower = new Map(Object.entries(columns).map(([k, v]) => [k.toLowerCase(), v]));
-  const unknown = parsed.header.find((h) => !byLower.has(h.toLowerCase()));
-  if (unknown !== undefined) return { problems: [[['line 1', unknown], `unknown column; expected: ${Object.keys(columns).join(', ')}`]], rows: [] };
+  const unknown = parsed.header.filter((h) => !byLower.has(h.toLowerCase()));
   const present = new Set(parsed.header.map((h) => byLower.get(h.toLowerCase())));
-  const missing = required.find((r) => !present.has(r));
-  if (missing) return { problems: [[['line 1'], `the ${missing} column is required`]], rows: [] };
-  if (parsed.records.length === 0) return { problems: [[['line 2'], 'the file has no rows']], rows: [] };
+  const missing = required.filter((r) => !present.has(r));
+  const header: Problem[] = [
+    ...unknown.map((u): Problem => [['line 1', u], `unknown column; expected: ${Object.keys(columns).join(', ')}`]),
+    ...missing.map((m): Problem => [['line 1'], `the ${m} column is required`]),
+  ];
+  if (header.length) return { fatal: header, problems: [], rows: [] };
+  if (parsed.records.length === 0 && parsed.problems.length === 0) return { fatal: [[['line 2'], 'the file has no rows']], problems: [], rows: [] };
   const rows = parsed.records.map((r) => ({
     line: r.line,
     values: Object.fromEntries(Object.entries(r.values).map(([h, v]) => [byLower.get(h.toLowerCase()) as string, v])),
   }));
-  return { problems: [], rows };
+  return { fatal: [], problems: parsed.problems.map((e): Problem => [[`line ${e.line}`], e.message]), rows };
+}
+
+/** Every problem of a file in line order, at most MAX_PROBLEMS; a plan only when there is none. */
+function csvResult(problems: Problem[], plan: () => ImportPlan): { plan?: ImportPlan; problems: Problem[] } {
+  if (!problems.length) return { plan: plan(), problems: [] };
+  const line = (p: Problem) => Number(String(p[0][0]).slice('line '.length));
+  return { problems: [...problems].sort((a, b) => line(a) - line(b)).slice(0, MAX_PROBLEMS) };
 }
 
 const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
@@ -127,21 +146,20 @@ const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? u
 /** Contacts CSV: externalId, name, email, phone, mobile, title, notes, site (a site name). */
 export function planFromContactsCsv(text: string, orgId: string): { plan?: ImportPlan; problems: Problem[] } {
   const columns = { externalId: 'externalId', name: 'name', email: 'email', phone: 'phone', mobile: 'mobile', title: 'title', notes: 'notes', site: 'site' };
-  const { problems, rows } = readCsv(text, columns, ['externalId', 'name']);
-  if (problems.length) return { problems };
+  const { fatal, problems, rows } = readCsv(text, columns, ['externalId', 'name']);
+  if (fatal.length) return { problems: fatal };
   const contacts: Planned<PlannedContact>[] = [];
   const seen = new Map<string, number>();
   for (const { line, values } of rows) {
     const phoneColumns = (['phone', 'mobile'] as const).filter((c) => blank(values[c]));
     const phones = phoneColumns.map((c) => ({ type: c === 'phone' ? ('work' as const) : ('mobile' as const), number: blank(values[c]) as string }));
     const contact: SourceContact = { externalId: values.externalId?.trim() ?? '', name: values.name?.trim() ?? '', email: blank(values.email) ?? null, phones, title: blank(values.title) ?? null, notes: blank(values.notes) ?? null };
-    const rowProblems = checkShape(CONTACT_SHAPE, contact, [`line ${line}`]).map(([p, m]): Problem => [csvPath(p, phoneColumns), m]);
-    if (rowProblems.length) return { problems: rowProblems };
-    if (seen.has(contact.externalId)) return { problems: [[[`line ${line}`, 'externalId'], `duplicates line ${seen.get(contact.externalId)}`]] };
-    seen.set(contact.externalId, line);
+    problems.push(...checkShape(CONTACT_SHAPE, contact, [`line ${line}`]).map(([p, m]): Problem => [csvPath(p, phoneColumns), m]));
+    if (seen.has(contact.externalId)) problems.push([[`line ${line}`, 'externalId'], `duplicates line ${seen.get(contact.externalId)}`]);
+    else seen.set(contact.externalId, line);
     contacts.push({ ref: `line ${line}`, item: { ...contact, siteName: blank(values.site) ?? null } });
   }
-  return { plan: csvPlan('contacts_csv', 'contacts', csvCustomer(orgId, { contacts })), problems: [] };
+  return csvResult(problems, () => csvPlan('contacts_csv', 'contacts', csvCustomer(orgId, { contacts })));
 }
 
 /** A problem in phones[i] belongs to the column that filled it; any other to its field. */
@@ -154,22 +172,24 @@ function csvPath(p: Path, phoneColumns: readonly string[]): Path {
 /** Custom-field values CSV: deviceId (source device id), hostname, field (key), value (text; multi-select options separated by ";"). */
 export function planFromValuesCsv(text: string, orgId: string): { plan?: ImportPlan; problems: Problem[] } {
   const columns = { deviceId: 'deviceExternalId', hostname: 'hostname', field: 'field', value: 'value' };
-  const { problems, rows } = readCsv(text, columns, ['field', 'value']);
-  if (problems.length) return { problems };
+  const { fatal, problems, rows } = readCsv(text, columns, ['field', 'value']);
+  if (fatal.length) return { problems: fatal };
   const values: Planned<PlannedValue>[] = [];
   for (const { line, values: v } of rows) {
     const at = `line ${line}`;
     const deviceExternalId = blank(v.deviceExternalId);
     const hostname = blank(v.hostname);
-    if (!deviceExternalId && !hostname) return { problems: [[[at], 'a row names its device by deviceId or hostname']] };
-    if (hostname && hostname.length > 255) return { problems: [[[at, 'hostname'], 'must be at most 255 characters']] };
-    if (deviceExternalId && deviceExternalId.length > 255) return { problems: [[[at, 'deviceId'], 'must be at most 255 characters']] };
     const field = v.field?.trim() ?? '';
-    if (!CUSTOM_FIELD_KEY.test(field)) return { problems: [[[at, 'field'], `must match ${CUSTOM_FIELD_KEY.source}`]] };
-    if ((v.value ?? '').length > CONTACT_LIMITS.notes) return { problems: [[[at, 'value'], `must be at most ${CONTACT_LIMITS.notes} characters`]] };
+    const rowProblems: Problem[] = [];
+    if (!deviceExternalId && !hostname) rowProblems.push([[at], 'a row names its device by deviceId or hostname']);
+    if (deviceExternalId && deviceExternalId.length > 255) rowProblems.push([[at, 'deviceId'], 'must be at most 255 characters']);
+    if (hostname && hostname.length > 255) rowProblems.push([[at, 'hostname'], 'must be at most 255 characters']);
+    if (!CUSTOM_FIELD_KEY.test(field)) rowProblems.push([[at, 'field'], `must match ${CUSTOM_FIELD_KEY.source}`]);
+    if ((v.value ?? '').length > CONTACT_LIMITS.notes) rowProblems.push([[at, 'value'], `must be at most ${CONTACT_LIMITS.notes} characters`]);
+    problems.push(...rowProblems);
     values.push({ ref: at, item: { deviceExternalId, hostname, field, value: v.value ?? '', text: true } });
   }
-  return { plan: csvPlan('custom_field_values_csv', 'customFieldValues', csvCustomer(orgId, { values })), problems: [] };
+  return csvResult(problems, () => csvPlan('custom_field_values_csv', 'customFieldValues', csvCustomer(orgId, { values })));
 }
 
 /** How many records each phase works through, for progress. */
