@@ -1,9 +1,9 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JobsModule } from '../../infra/jobs/jobs.module';
+import { AuthModule } from '../auth/auth.module';
 import { ContentModule } from '../content/content.module';
 import { PoliciesModule } from '../policies/policies.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
-import { ImportBodyMiddleware } from './import-body.middleware';
 import { ImportLinkRepository } from './import-link.repository';
 import { ImportController } from './import.controller';
 import { ImportJob } from './import.job';
@@ -18,9 +18,13 @@ import { OrganizationsPhase } from './phases/organizations.phase';
 import { PoliciesPhase } from './phases/policies.phase';
 import { ScriptsPhase } from './phases/scripts.phase';
 
-/** Migration from another RMM: interchange documents and CSV files, run as background jobs. */
+/**
+ * Migration from another RMM: interchange documents and CSV files, run as background jobs. The
+ * body of POST /imports is read by readImportBody, mounted by src/app.setup.ts before the
+ * application's JSON parser.
+ */
 @Module({
-  imports: [JobsModule, TenancyModule, ContentModule, PoliciesModule],
+  imports: [JobsModule, AuthModule, TenancyModule, ContentModule, PoliciesModule],
   controllers: [ImportController],
   providers: [
     ImportService,
@@ -38,8 +42,4 @@ import { ScriptsPhase } from './phases/scripts.phase';
   ],
   exports: [ImportJob],
 })
-export class ImportsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(ImportBodyMiddleware).forRoutes({ path: 'imports', method: RequestMethod.POST });
-  }
-}
+export class ImportsModule {}
