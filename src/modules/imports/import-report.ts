@@ -61,6 +61,9 @@ export interface ImportReport {
   conflicts: ReportConflict[];
 }
 
+/** The lists of a report, which a job's phases fill. */
+export const REPORT_LISTS = ['created', 'updated', 'unchanged', 'heldBack', 'unresolved', 'conflicts'] as const;
+
 export const zeroCounts = (): Counts => ({ created: 0, updated: 0, unchanged: 0, heldBack: 0, unresolved: 0 });
 
 export function emptyReport(phases: readonly PhaseName[], opts: { dryRun: boolean; overwrite: boolean }): ImportReport {

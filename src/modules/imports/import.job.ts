@@ -5,9 +5,10 @@ import type { TenantScope } from '../../infra/database/tenant-scope';
 import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../infra/jobs/jobs.service';
 import { AuditService } from '../audit/audit.service';
+import { PrincipalResolverService } from '../auth/principal-resolver.service';
 import { ImportPlan, PhaseName, phaseSizes } from './document/import-plan';
 import { ImportLinkRepository } from './import-link.repository';
-import { emptyReport, ImportReport, PhaseRecorder, withPhase } from './import-report';
+import { emptyReport, ImportReport, PhaseRecorder, REPORT_LISTS, withPhase } from './import-report';
 import { ImportRepository, ImportRow } from './import.repository';
 import { ContactsPhase } from './phases/contacts.phase';
 import { CustomFieldValuesPhase } from './phases/custom-field-values.phase';
@@ -39,13 +40,12 @@ const MAX_ATTEMPTS = 3;
 class DryRunRollback extends Error {}
 
 /**
- * Runs imports in the background. The state lives in the import row. With START_JOBS, the
- * request that committed an import sends a pg-boss job (`imports_run`) that any instance may
- * take, and a sweep (`imports_resume`, one run per 30 s across every instance) resumes a job
- * whose instance died: queued jobs never started, or running jobs whose heartbeat stopped.
- * Without START_JOBS the instance that took the request runs it itself (setImmediate). A real run commits each phase in its own transaction
- * (all or nothing per phase) together with the job's progress, so a resumed job continues
- * with the first phase not committed. A dry run runs the same phases in one transaction and
+ * Runs imports in the background. The state lives in the import row. The instance that took the
+ * request runs the import itself once the request has committed; with START_JOBS, a sweep
+ * (`imports_resume`, one run per 30 s across every instance) resumes a job whose instance died:
+ * queued jobs never started, or running jobs whose heartbeat stopped. A real run commits each
+ * phase in its own transaction (all or nothing per phase) together with the job's progress, so a
+ * resumed job continues with the first phase not committed. A dry run runs the same phases in one transaction and
  * rolls it back, so it writes nothing and reports what the real run would.
  */
 @Injectable()
@@ -61,6 +61,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
     private readonly cls: RequestContext,
     private readonly audit: AuditService,
     private readonly jobs: JobsService,
+    private readonly principals: PrincipalResolverService,
     organizations: OrganizationsPhase,
     customFields: CustomFieldsPhase,
     devices: DevicesPhase,
@@ -74,6 +75,8 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
+    // Imports start on the instance that accepted them (kick); this queue still runs the jobs an
+    // instance of an earlier version queued during a rolling upgrade.
     void this.jobs.work<{ importId: string }>(IMPORT_RUN_QUEUE, ({ importId }) => this.process(importId), {
       expireInSeconds: RUN_EXPIRE_SECONDS,
       retryLimit: MAX_ATTEMPTS,
@@ -89,23 +92,22 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Hands a committed import to the background: a pg-boss job when this instance runs jobs,
-   * else a run on this instance once the current call stack (the request) is done. Should the
-   * send fail, the resume sweep starts the import after QUEUED_GRACE_SECONDS.
+   * Starts a committed import on this instance, once the current call stack (the request) is
+   * done, with the plan the request already holds (a large export's plan is megabytes of JSON
+   * that need not be read back). Every instance does so, with or without background jobs: a
+   * pg-boss round trip cost seconds of queueing before a job started (issue 30), and the job row
+   * keeps every import resumable anyway. Should this instance die first, the resume sweep of any
+   * instance running jobs starts the import after QUEUED_GRACE_SECONDS.
    */
-  kick(id: string): void {
-    if (!this.jobs.running) {
-      setImmediate(() => void this.process(id));
-      return;
-    }
-    this.jobs.send(IMPORT_RUN_QUEUE, { importId: id }, { singletonKey: id }).catch((err: unknown) => this.logger.error({ err, importId: id }, 'Could not queue an import job'));
+  kick(id: string, plan?: ImportPlan): void {
+    setImmediate(() => void this.process(id, plan));
   }
 
   /** Runs a job if it can be claimed; resolves when it ends (at once if another holds it). */
-  process(id: string): Promise<void> {
+  process(id: string, plan?: ImportPlan): Promise<void> {
     const running = this.active.get(id);
     if (running) return running;
-    const job = this.run(id)
+    const job = this.run(id, plan)
       .catch((err: unknown) => this.logger.error({ err, importId: id }, 'Import job crashed'))
       .finally(() => this.active.delete(id));
     this.active.set(id, job);
@@ -119,46 +121,60 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
     return ids.length;
   }
 
-  private async run(id: string): Promise<void> {
-    const row = await this.system('claim an import job', () => this.repo.claim(id, IMPORT_STALE_SECONDS));
-    if (!row) return;
+  private async run(id: string, held?: ImportPlan): Promise<void> {
+    const claimed = await this.system('claim an import job', () => this.repo.claim(id, IMPORT_STALE_SECONDS, !held));
+    if (!claimed) return;
+    const { pending, ...row } = claimed;
+    const plan = held ?? (row.plan as ImportPlan);
+    // The items of phases an earlier attempt committed, back in phase order.
+    let report = row.report;
+    for (const phase of row.phases.slice(0, row.phases_completed)) {
+      const items = pending?.[phase];
+      if (items) report = { ...report, ...Object.fromEntries(REPORT_LISTS.map((k) => [k, [...(report[k] ?? []), ...(items[k] ?? [])]])) };
+    }
+    report = { ...emptyReport(row.phases, { dryRun: row.dry_run, overwrite: row.overwrite }), ...report };
     if (row.attempts > MAX_ATTEMPTS) {
-      await this.end(row, 'failed', row.report, row.timings, { phase: row.current_phase, message: `gave up after ${MAX_ATTEMPTS} attempts` });
+      await this.end(row, 'failed', report, row.timings, { phase: row.current_phase, message: `gave up after ${MAX_ATTEMPTS} attempts` });
       return;
     }
     const heartbeat = setInterval(() => void this.system('import job heartbeat', () => this.repo.heartbeat(id)).catch(() => undefined), HEARTBEAT_MS);
     heartbeat.unref();
     try {
-      if (row.dry_run) await this.runDry(row);
-      else await this.runReal(row);
+      if (row.dry_run) await this.runDry(row, plan);
+      else await this.runReal(row, plan, report);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private async runReal(row: ImportRow): Promise<void> {
-    const plan = row.plan as ImportPlan;
+  /**
+   * One transaction per phase, and nothing else between phases: the phase's progress, audit row
+   * and report items commit with it, and the same statement names the next phase.
+   */
+  private async runReal(row: ImportRow, plan: ImportPlan, report: ImportReport): Promise<void> {
     const sizes = phaseSizes(plan);
-    let report = row.report;
     let timings = row.timings;
     let processed = row.processed_items;
+    let scope = await this.scopeOf(row, plan);
+    let orgs: Map<string, string | null> | null = null;
     for (let i = row.phases_completed; i < row.phases.length; i++) {
       const phase = row.phases[i];
-      await this.system('record the phase an import is in', () => this.repo.startPhase(row.id, phase));
-      const scope = await this.scopeOf(row, plan);
       const started = Date.now();
+      let out: PhaseRecorder | null = null;
       try {
         await this.fresh(() =>
           this.tx.run(scope, async () => {
             await this.links.lockPartner(row.partner_id);
-            const out = await this.runPhase(row, plan, phase);
+            orgs ??= phase === 'organizations' ? new Map() : await this.customerOrgs(row, plan);
+            out = await this.runPhase(row, plan, phase, orgs);
             report = withPhase(report, phase, out, 'completed');
             processed += sizes[phase];
             timings = [...timings, { phase, ms: Date.now() - started }];
             await this.audit.record({ action: 'import.phase', ...this.owner(row), actor: this.actor(row), resourceType: 'import', resourceId: row.id, details: { phase, counts: report.phases[i].counts } });
             // Progress commits with the phase, so a resumed job never repeats a committed phase.
+            const items = { ...out.items, conflicts: out.conflicts };
             await this.tx.withSystemContext('record import progress in the phase transaction', () =>
-              this.repo.progress(row.id, { phasesCompleted: i + 1, processed, report, timings }),
+              this.repo.progress(row.id, { phasesCompleted: i + 1, next: row.phases[i + 1] ?? null, processed, summary: report.summary, phases: report.phases, timings, phase, items }),
             );
           }),
         );
@@ -166,12 +182,19 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
         await this.end(row, 'failed', withPhase(report, phase, null, 'failed'), timings, { phase, message: this.describe(err, row.id) });
         return;
       }
+      if (phase === 'organizations' && orgs) {
+        const known = [...(orgs as Map<string, string | null>).values()].filter((x): x is string => !!x);
+        scope = { ...scope, orgIds: [...new Set([...scope.orgIds, ...known])] };
+        // The importer's cached principal predates the organizations just created: without this,
+        // their next request (a list of organizations, another import) would not see them for
+        // PRINCIPAL_CACHE_TTL_MS. Other instances see them within that time.
+        if (row.created_by && (out as PhaseRecorder | null)?.items.created.some((x) => x.kind === 'organization')) this.principals.forgetUser(row.created_by);
+      }
     }
     await this.end(row, 'completed', report, timings, null, processed);
   }
 
-  private async runDry(row: ImportRow): Promise<void> {
-    const plan = row.plan as ImportPlan;
+  private async runDry(row: ImportRow, plan: ImportPlan): Promise<void> {
     const sizes = phaseSizes(plan);
     let report = emptyReport(row.phases, { dryRun: true, overwrite: row.overwrite });
     let timings: ImportRow['timings'] = [];
@@ -182,11 +205,11 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
       await this.fresh(() =>
         this.tx.run(scope, async () => {
           await this.links.lockPartner(row.partner_id);
-          for (const phase of row.phases) {
-            await this.system('record the phase an import is in', () => this.repo.startPhase(row.id, phase));
+          const orgs = new Map<string, string | null>();
+          for (const [i, phase] of row.phases.entries()) {
             const started = Date.now();
             try {
-              const out = await this.runPhase(row, plan, phase);
+              const out = await this.runPhase(row, plan, phase, phase === 'organizations' || i > 0 ? orgs : await this.customerOrgs(row, plan));
               report = withPhase(report, phase, out, 'completed');
             } catch (err) {
               report = withPhase(report, phase, null, 'failed');
@@ -195,7 +218,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
             }
             processed += sizes[phase];
             timings = [...timings, { phase, ms: Date.now() - started }];
-            const snapshot = { phasesCompleted: timings.length, processed, report, timings };
+            const snapshot = { phasesCompleted: timings.length, next: row.phases[i + 1] ?? null, processed, summary: report.summary, phases: report.phases, timings, phase, items: null };
             await this.system('record dry-run progress outside the rolled-back transaction', () => this.repo.progress(row.id, snapshot));
           }
           throw new DryRunRollback();
@@ -207,7 +230,8 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
     await this.end(row, failure ? 'failed' : 'completed', report, timings, failure, processed);
   }
 
-  private async runPhase(row: ImportRow, plan: ImportPlan, phase: PhaseName): Promise<PhaseRecorder> {
+  /** `orgs`: the organization of each planned customer, filled by the organizations phase and read by the others. */
+  private async runPhase(row: ImportRow, plan: ImportPlan, phase: PhaseName, orgs: Map<string, string | null>): Promise<PhaseRecorder> {
     const out = new PhaseRecorder();
     const ctx: PhaseContext = {
       importId: row.id,
@@ -215,7 +239,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
       source: plan.source,
       overwrite: row.overwrite,
       out,
-      orgs: phase === 'organizations' ? new Map() : await this.customerOrgs(row, plan),
+      orgs,
       addOrgsToScope: async (orgIds) => {
         const current = this.tx.currentScope();
         await this.tx.rescope({ ...current, orgIds: [...current.orgIds, ...orgIds] });

@@ -164,7 +164,8 @@ describe('CSV imports, permissions, and import jobs that resume or fail', () => 
     const id = await insertJob(plan, { status: 'running', attempts: 3, heartbeat_at: new Date(Date.now() - 600_000) });
     await t.app.get(ImportJob).process(id);
     const [row] = await ownerQuery<{ status: string; error: { message: string } }>(`SELECT status, error FROM imports WHERE id = $1`, [id]);
-    expect(row).toEqual({ status: 'failed', error: { phase: null, message: 'gave up after 3 attempts' } });
+    // The phase it would have run next: the one its instance died in.
+    expect(row).toEqual({ status: 'failed', error: { phase: 'organizations', message: 'gave up after 3 attempts' } });
   });
 
   it('rolls back a failing phase entirely and keeps the phases before it', async () => {

@@ -6,7 +6,7 @@ import { ImportLinkRepository, MatchWrite } from '../import-link.repository';
 import { ContactService } from '../../content/contacts/contact.service';
 import type { ContactRecord } from '../../content/contacts/contact-batch.repository';
 import { SiteService } from '../../tenancy/sites/site.service';
-import { ImportPhase, importableCustomers, PhaseContext } from './phase.types';
+import { documentFields, ImportPhase, importableCustomers, PhaseContext, siteField } from './phase.types';
 import { loadSites } from './site-lookup';
 
 /**
@@ -62,7 +62,7 @@ export class ContactsPhase implements ImportPhase {
         const desired = canonicalContact({ ...src, siteId });
         const current = byExternal.get(`${orgId}|${src.externalId}`);
         if (current) {
-          const fields = changedContactFields(canonicalContact({ ...current, siteId: current.site_id }), desired);
+          const fields = documentFields(changedContactFields(canonicalContact({ ...current, siteId: current.site_id }), desired), { siteId: siteField(plan) });
           if (fields.length) {
             updates.push(row(current.id, orgId, desired, src.externalId));
             ctx.out.add('updated', { ...item, fields });

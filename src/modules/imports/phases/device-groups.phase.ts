@@ -69,7 +69,7 @@ export class DeviceGroupsPhase implements ImportPhase {
           ctx.out.add('created', item);
           continue;
         }
-        const fields = [...(current.name !== src.name ? ['name'] : []), ...(current.site_id !== siteId ? ['siteId'] : []), ...(stableJson(current.filter) !== stableJson(filter) ? ['filter'] : [])];
+        const fields = [...(current.name !== src.name ? ['name'] : []), ...(current.site_id !== siteId ? ['locationExternalId'] : []), ...(stableJson(current.filter) !== stableJson(filter) ? ['filter'] : [])];
         if (fields.length) {
           await this.groups.updateDynamic(id, { siteId, name: src.name, filter });
           Object.assign(current, { name: src.name, site_id: siteId, filter });

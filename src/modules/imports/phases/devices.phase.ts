@@ -81,9 +81,9 @@ export class DevicesPhase implements ImportPhase {
           status: src.status ?? current.status,
         };
         const fields = changedFields(
-          { hostname: current.hostname, osType: current.os_type, siteId: current.site_id, status: current.status },
-          { hostname: desired.hostname, osType: desired.os_type, siteId: desired.site_id, status: desired.status },
-          ['hostname', 'osType', 'siteId', 'status'],
+          { hostname: current.hostname, osType: current.os_type, locationExternalId: current.site_id, status: current.status },
+          { hostname: desired.hostname, osType: desired.os_type, locationExternalId: desired.site_id, status: desired.status },
+          ['hostname', 'osType', 'locationExternalId', 'status'],
         );
         if (fields.length) {
           updates.push(desired);

@@ -33,3 +33,13 @@ export function importableCustomers(plan: ImportPlan, ctx: PhaseContext, records
 
 export const changedFields = <T extends Record<string, unknown>>(a: T, b: T, fields: (keyof T & string)[]): string[] =>
   fields.filter((f) => stableJson(a[f]) !== stableJson(b[f]));
+
+/**
+ * The report names changed fields as the document spells them (issue 30: a script's
+ * `timeout_seconds` was reported where the document says `timeoutSeconds`). `names` maps the
+ * compared name to the document's; names it leaves out are the document's already.
+ */
+export const documentFields = (fields: string[], names: Record<string, string>): string[] => fields.map((f) => names[f] ?? f);
+
+/** Where a record's site came from: a location in a document, a site name in a CSV file. */
+export const siteField = (plan: ImportPlan): string => (plan.format === 'interchange' ? 'locationExternalId' : 'site');

@@ -7,9 +7,11 @@ import { ImportLinkRepository, LinkWrite } from '../import-link.repository';
 import type { ScriptRecord } from '../../content/scripts/script-batch.repository';
 import { ScriptService } from '../../content/scripts/script.service';
 import { mergeLater } from './merge.util';
-import { changedFields, ImportPhase, PhaseContext } from './phase.types';
+import { changedFields, documentFields, ImportPhase, PhaseContext } from './phase.types';
 
 const COMPARED = ['description', 'category', 'language', 'body', 'parameters', 'run_as', 'timeout_seconds', 'exit_code_severity_mapping'] as const;
+/** The document's names of the compared columns. */
+const DOCUMENT_NAMES = { run_as: 'runAs', timeout_seconds: 'timeoutSeconds', exit_code_severity_mapping: 'exitCodeSeverityMapping' };
 
 /**
  * Scripts (spec 2.10.5): account scripts become partner-wide, customer and location scripts
@@ -61,7 +63,7 @@ export class ScriptsPhase implements ImportPhase {
         existing.push(desired);
         ctx.out.add('created', item);
       } else {
-        const fields = changedFields({ ...current }, { ...desired }, ['name', ...COMPARED]);
+        const fields = documentFields(changedFields({ ...current }, { ...desired }, ['name', ...COMPARED]), DOCUMENT_NAMES);
         if (fields.length) {
           await this.scripts.save(desired, false);
           Object.assign(current, desired);

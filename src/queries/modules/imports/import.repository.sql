@@ -2,25 +2,22 @@
 
 -- ImportRepository.insert
 INSERT INTO imports (partner_id, org_id, format, dry_run, overwrite, phases, total_items, plan, report, created_by, actor_type, actor_id, scope)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13::jsonb) RETURNING *;
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13::jsonb) RETURNING ${…}, report, scope;
 
 -- ImportRepository.find
-SELECT ${…},
-     CASE WHEN status IN ('completed', 'failed') THEN report
-          ELSE jsonb_build_object('summary', report->'summary', 'phases', report->'phases') END AS report
+SELECT ${…}, ${…},
+     CASE WHEN status IN ('completed', 'failed') THEN report ELSE ${…} END AS report
 FROM imports WHERE id = $1;
 
 -- ImportRepository.list.rows
-SELECT ${…}, jsonb_build_object('summary', report->'summary', 'phases', report->'phases') AS report, count(*) OVER () AS total
+SELECT ${…}, ${…}, ${…} AS report, count(*) OVER () AS total
 FROM imports ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2;
 
--- ImportRepository.pendingMatchCount
-SELECT count(*) AS n FROM import_matches WHERE import_id = $1 AND status = 'pending';
-
 -- ImportRepository.claim
-UPDATE imports SET status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), heartbeat_at = now()
+UPDATE imports SET status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), heartbeat_at = now(),
+      current_phase = phases[phases_completed + 1]
 WHERE id = $1 AND (status = 'queued' OR (status = 'running' AND heartbeat_at < now() - make_interval(secs => $2)))
-RETURNING *;
+RETURNING ${…}, scope, report - 'pending' AS report, report->'pending' AS pending, CASE WHEN $3 THEN plan END AS plan;
 
 -- ImportRepository.unfinished
 SELECT id FROM imports
@@ -31,11 +28,12 @@ ORDER BY created_at LIMIT $3;
 -- ImportRepository.heartbeat
 UPDATE imports SET heartbeat_at = now() WHERE id = $1 AND status = 'running';
 
--- ImportRepository.startPhase
-UPDATE imports SET current_phase = $2, heartbeat_at = now() WHERE id = $1;
-
 -- ImportRepository.progress
-UPDATE imports SET phases_completed = $2, processed_items = $3, report = $4::jsonb, timings = $5::jsonb, heartbeat_at = now() WHERE id = $1;
+UPDATE imports
+  SET phases_completed = $2, current_phase = $3, processed_items = $4, timings = $5::jsonb, heartbeat_at = now(),
+      report = CASE WHEN $8::jsonb IS NULL THEN report ELSE jsonb_set(report || jsonb_build_object('pending', coalesce(report->'pending', '{}')), ARRAY['pending', $9], $8::jsonb) END
+               || jsonb_build_object('summary', $6::jsonb, 'phases', $7::jsonb)
+WHERE id = $1;
 
 -- ImportRepository.finish
 UPDATE imports SET status = $2, report = $3::jsonb, timings = $4::jsonb, error = $5::jsonb, processed_items = coalesce($6, processed_items),
