@@ -4,10 +4,13 @@ import type { INestApplication } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { createApp, prepareDatabase } from './bootstrap';
-import { loadConfig } from './infra/config/app-config';
+import { debugRequested, loadConfig } from './infra/config/app-config';
 import { statementMode } from './infra/database/db.service';
 import { SeedService } from './infra/database/seed/seed.service';
 import type { Fixture } from './infra/database/seed/fixture.types';
+import type { EmbeddedDatabase } from './infra/database/embedded-postgres';
+import { probeRedis, redisUnreachableWarning } from './infra/startup/probes';
+import { listenFailure, startFailureText } from './infra/startup/start-failure';
 import { installGracefulShutdown } from './shutdown';
 
 /**
@@ -41,9 +44,27 @@ async function refuseDemoTenant(app: INestApplication, fixture: Fixture): Promis
   );
 }
 
+/** The embedded PostgreSQL of this start, once it runs: a failed or interrupted start stops it before exiting. */
+let embedded: EmbeddedDatabase | null = null;
+
+/**
+ * SIGINT or SIGTERM before the service listens (the graceful stop takes over from then): stop the
+ * embedded PostgreSQL and exit with 128 + the signal's number, as the graceful stop does.
+ */
+function stopDuringStart(signal: NodeJS.Signals): void {
+  console.error(`${signal} during the start: stopping${embedded ? ' the embedded PostgreSQL' : ''}`);
+  void Promise.resolve(embedded?.stop()).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+}
+
 async function main(): Promise<void> {
+  process.on('SIGINT', stopDuringStart).on('SIGTERM', stopDuringStart);
   const config = loadConfig();
-  const db = await prepareDatabase(config);
+  const db = await prepareDatabase(config, { callerHandlesSignals: true });
+  embedded = db.embedded;
+  if (config.redisUrl) {
+    const problem = await probeRedis(config.redisUrl);
+    if (problem) console.warn(redisUnreachableWarning(config.redisUrl, problem));
+  }
   const app = await createApp({ ...config, databaseUrl: db.ownerUrl }, db.appUrl);
   const fixture = JSON.parse(readFileSync(join(__dirname, 'infra/database/seed/demo.json'), 'utf8')) as Fixture;
   const demo = !config.isProduction;
@@ -54,7 +75,10 @@ async function main(): Promise<void> {
   } else {
     await refuseDemoTenant(app, fixture);
   }
-  await app.listen(config.port);
+  await app.listen(config.port).catch((err) => {
+    throw listenFailure(err, config.port);
+  });
+  process.off('SIGINT', stopDuringStart).off('SIGTERM', stopDuringStart);
   installGracefulShutdown(app, {
     graceMs: config.shutdownGraceMs,
     listenMs: config.shutdownListenMs,
@@ -87,7 +111,8 @@ async function main(): Promise<void> {
   await printLast(app, lines.join('\n') + '\n\n');
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+main().catch(async (err) => {
+  process.stderr.write(startFailureText(err, debugRequested()));
+  await embedded?.stop().catch(() => undefined);
   process.exit(1);
 });

@@ -164,6 +164,21 @@ function devSecret(dataDir: string, name: string, warning = `${name} is not set`
   });
 }
 
+/** A development secret already kept in the data directory, without generating one. */
+export function readDevSecret(dataDir: string, name: string): string | undefined {
+  const file = resolve(dataDir, 'dev-secrets.json');
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>)[name] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the stack trace of a failed start is wanted (LOG_LEVEL=debug or trace), read without validating the rest. */
+export function debugRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace';
+}
+
 /** The data directory (DATA_DIR, default `.data`), for code that runs before or without loadConfig. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.DATA_DIR ?? '.data');
@@ -232,7 +247,15 @@ function appUrlProblem(appUrl: string, ownerUrl: string | undefined): string | n
   return null;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+export interface LoadConfigOptions {
+  /**
+   * Write nothing (`npm run doctor`): a development secret that is not stored yet is made up for
+   * this process only, instead of generated into the data directory.
+   */
+  readOnly?: boolean;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): AppConfig {
   const vars = plainToInstance(EnvVars, { ...env }, { enableImplicitConversion: false });
   const errors = validateSync(vars, { skipMissingProperties: false, whitelist: false });
   if (errors.length) {
@@ -246,12 +269,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   let jwtSecret = vars.JWT_SECRET;
   if (!encryptionKey || !jwtSecret) {
     if (isProduction) {
+      const missing = [...(encryptionKey ? [] : ['SECRET_ENCRYPTION_KEY (or APP_ENCRYPTION_KEY)']), ...(jwtSecret ? [] : ['JWT_SECRET'])];
       throw new ConfigError(
-        'Invalid configuration:\n  - SECRET_ENCRYPTION_KEY (or APP_ENCRYPTION_KEY) and JWT_SECRET are required in production',
+        [
+          'Invalid configuration:',
+          ...missing.map((name) => `  - ${name} is required in production: set it to 32 or more random characters, for example the output of: openssl rand -base64 48`),
+          ...(encryptionKey ? [] : ['  - keep SECRET_ENCRYPTION_KEY once data is stored: the secrets in the database are encrypted with it (rotation: SECRET_ENCRYPTION_KEYS_PREVIOUS)']),
+        ].join('\n'),
       );
     }
-    encryptionKey ??= devSecret(dataDir, 'SECRET_ENCRYPTION_KEY');
-    jwtSecret ??= devSecret(dataDir, 'JWT_SECRET');
+    const secret = options.readOnly ? (name: string) => readDevSecret(dataDir, name) ?? randomBytes(32).toString('base64url') : (name: string) => devSecret(dataDir, name);
+    encryptionKey ??= secret('SECRET_ENCRYPTION_KEY');
+    jwtSecret ??= secret('JWT_SECRET');
   }
   if (encryptionKey === jwtSecret) {
     throw new ConfigError('Invalid configuration:\n  - JWT_SECRET must differ from the encryption key');
