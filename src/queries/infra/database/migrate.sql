@@ -11,3 +11,9 @@ SELECT pg_advisory_lock(7242001);
 
 -- migrate
 SELECT pg_advisory_unlock(7242001);
+
+-- migrationState
+SELECT to_regclass($1) IS NOT NULL AS present;
+
+-- migrationState.applied
+SELECT name FROM ${…} ORDER BY id;
