@@ -5,6 +5,7 @@ import { AUTH_META, AuthMeta } from '../decorators/auth.decorator';
 import { AppException } from '../errors/app.exception';
 import { ANONYMOUS, canAccessSite, hasPermission, Principal } from '../principal';
 import { PrincipalSource } from '../principal-source';
+import { AgentPresenceSink } from '../agent-presence-sink';
 
 export type AuthedRequest = Request & { principal: Principal; authMeta: AuthMeta };
 
@@ -23,13 +24,15 @@ function siteIdInputs(req: Request): unknown[] {
 /**
  * Global guard: every route states who may call it with @Auth, @Public or @AgentAuth; a route
  * with none is denied. It resolves the principal (in system context, before any tenant
- * transaction exists) and checks permission, MFA, partner scope and explicit site inputs.
+ * transaction exists) and checks permission, MFA, partner scope and explicit site inputs. An
+ * accepted agent is reported to AgentPresenceSink, which keeps agents.last_seen_at.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly resolver: PrincipalSource,
+    private readonly presence: AgentPresenceSink,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -48,6 +51,8 @@ export class AuthGuard implements CanActivate {
       // A token used on another agent's path is as good as no token.
       if (!principal || principal.agent?.agentId !== req.params.id) throw AppException.unauthenticated('Invalid agent credentials');
       req.principal = principal;
+      // Every accepted agent request, cached principal or not (ingest, polls, settings): noted in memory, written coalesced.
+      this.presence.seen(principal.agent.agentId, principal.agent.orgId);
       return true;
     }
     if (meta.kind === 'scim') {

@@ -103,3 +103,27 @@ describe('database pool and timeouts', () => {
     expect(problem({ DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '30s' })).toContain('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 to 86400000, not "30s"');
   });
 });
+
+/** When agents were last seen (issue 28, item 5): how often it is written, and when an agent counts as online. */
+describe('agent presence settings', () => {
+  const secrets = { NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: 'k'.repeat(32), JWT_SECRET: 'j'.repeat(32) };
+  const read = (env: Record<string, string> = {}) => loadConfig({ ...secrets, ...env });
+
+  it('flushes every 30 seconds and counts an agent online for 3 minutes by default', () => {
+    expect(read()).toMatchObject({ agentPresenceFlushMs: 30_000, agentOnlineThresholdMs: 180_000 });
+  });
+
+  it('reads both when the threshold is more than twice the flush interval', () => {
+    expect(read({ AGENT_PRESENCE_FLUSH_MS: '100', AGENT_ONLINE_THRESHOLD_MS: '201' })).toMatchObject({ agentPresenceFlushMs: 100, agentOnlineThresholdMs: 201 });
+  });
+
+  it('refuses a threshold that an agent calling steadily could outlast between two writes', () => {
+    expect(() => read({ AGENT_PRESENCE_FLUSH_MS: '100', AGENT_ONLINE_THRESHOLD_MS: '200' })).toThrow(/AGENT_ONLINE_THRESHOLD_MS \(200\) must be more than twice AGENT_PRESENCE_FLUSH_MS \(100\)/);
+    expect(() => read({ AGENT_ONLINE_THRESHOLD_MS: '60000' })).toThrow(ConfigError);
+  });
+
+  it('refuses a flush interval under 50 ms, and one that is not a whole number', () => {
+    expect(() => read({ AGENT_PRESENCE_FLUSH_MS: '49' })).toThrow('AGENT_PRESENCE_FLUSH_MS must be a whole number from 50 to 3600000, not "49"');
+    expect(() => read({ AGENT_PRESENCE_FLUSH_MS: '30s' })).toThrow('AGENT_PRESENCE_FLUSH_MS must be a whole number from 50 to 3600000, not "30s"');
+  });
+});

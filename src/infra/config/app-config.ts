@@ -63,6 +63,8 @@ class EnvVars {
   @IsOptional() @Transform(toInt) @EnvInt(0, 60000) PRINCIPAL_CACHE_TTL_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(1000, 600000) SHUTDOWN_GRACE_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(0, 600000) SHUTDOWN_LISTEN_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(50, 3600000) AGENT_PRESENCE_FLUSH_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(100, 86400000) AGENT_ONLINE_THRESHOLD_MS?: number;
   @IsOptional() @IsString() TRUST_PROXY?: string;
 }
 
@@ -123,6 +125,13 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** How long the listener stays open after the signal, answering readiness 503, so a load balancer sees it before connections are refused. */
   shutdownListenMs: number;
+  /**
+   * How often an instance writes the agents it has seen (agents.last_seen_at): one statement per
+   * flush for all of them, so an agent costs at most one write per interval however often it calls.
+   */
+  agentPresenceFlushMs: number;
+  /** A device's agent is `online` while it was last seen within this; more than twice the flush interval (docs/pam-lifecycle.md). */
+  agentOnlineThresholdMs: number;
   /**
    * Which proxies' `X-Forwarded-For` gives the client address (Express's `trust proxy`): a hop
    * count, or the names and addresses of trusted proxies. Per-address rate limits depend on it.
@@ -294,6 +303,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   if (isProduction && vars.SSO_ALLOW_INSECURE_LOOPBACK_IDP) {
     throw new ConfigError('Invalid configuration:\n  - SSO_ALLOW_INSECURE_LOOPBACK_IDP must not be set in production');
   }
+  const agentPresenceFlushMs = vars.AGENT_PRESENCE_FLUSH_MS ?? 30_000;
+  const agentOnlineThresholdMs = vars.AGENT_ONLINE_THRESHOLD_MS ?? 180_000;
+  if (agentOnlineThresholdMs <= 2 * agentPresenceFlushMs) {
+    // A stored sighting may be a flush interval old when written and wait another one to be written.
+    throw new ConfigError(
+      `Invalid configuration:\n  - AGENT_ONLINE_THRESHOLD_MS (${agentOnlineThresholdMs}) must be more than twice AGENT_PRESENCE_FLUSH_MS (${agentPresenceFlushMs}), or agents that call steadily would show offline`,
+    );
+  }
   const publicUrl = (vars.PUBLIC_URL ?? vars.PUBLIC_APP_URL ?? vars.DASHBOARD_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
   try {
     new URL(publicUrl);
@@ -337,6 +354,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     principalCacheTtlMs: vars.PRINCIPAL_CACHE_TTL_MS ?? 2000,
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
+    agentPresenceFlushMs,
+    agentOnlineThresholdMs,
     shutdownListenMs: Math.min(vars.SHUTDOWN_LISTEN_MS ?? (isProduction ? 2000 : 0), vars.SHUTDOWN_GRACE_MS ?? 10_000),
   };
 }

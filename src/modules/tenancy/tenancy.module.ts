@@ -10,6 +10,7 @@ import { DeviceGroupService } from './device-groups/device-group.service';
 import { DynamicDeviceGroupRepository } from './device-groups/dynamic-device-group.repository';
 import { DeviceBatchRepository } from './devices/device-batch.repository';
 import { AgentEntity } from './devices/agent.entity';
+import { AgentPresenceModule } from './devices/agent-presence.module';
 import { DeviceController } from './devices/device.controller';
 import { DeviceEntity } from './devices/device.entity';
 import { DeviceRepository } from './devices/device.repository';
@@ -42,7 +43,7 @@ import { UserRepository } from './users/user.repository';
 import { UserService } from './users/user.service';
 
 @Module({
-  imports: [AuthModule, UserAccountsModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity, PartnerEntity])],
+  imports: [AuthModule, UserAccountsModule, AgentPresenceModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity, PartnerEntity])],
   controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,
@@ -68,6 +69,7 @@ import { UserService } from './users/user.service';
     PartnerService,
     PartnerRepository,
   ],
-  exports: [OrganizationService, SiteService, DeviceService, DeviceGroupService, PartnerService, RoleService],
+  // AgentPresenceModule re-exported: the global AuthGuard (an AppModule provider) reaches AgentPresenceSink through it.
+  exports: [OrganizationService, SiteService, DeviceService, DeviceGroupService, PartnerService, RoleService, AgentPresenceModule],
 })
 export class TenancyModule {}

@@ -15,7 +15,8 @@ export class DeviceController {
   /**
    * Lists devices, a page at a time.
    *
-   * @remarks Needs `devices:read`. A site-restricted caller sees only the devices of their sites.
+   * @remarks Needs `devices:read`. A site-restricted caller sees only the devices of their sites. Each device carries
+   * when its agent was last seen and whether it is online; `agentStatus` filters on that.
    */
   @Get()
   @Auth({ permission: 'devices:read', siteScope: true })

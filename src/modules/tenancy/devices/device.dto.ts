@@ -7,12 +7,22 @@ import type { DateTime, Uuid } from '../../../common/openapi/formats';
 export const DEVICE_STATUSES = ['active', 'decommissioned'] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 
+/**
+ * Whether a device's agent calls the service: `online` when its enrolled agent was last seen within
+ * AGENT_ONLINE_THRESHOLD_MS (3 minutes by default), `offline` when it was seen before that, `never`
+ * when the device has no enrolled agent or its agent has not called since it was enrolled.
+ */
+export const AGENT_STATUSES = ['online', 'offline', 'never'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
 export class ListDevicesQueryDto extends PageQueryDto {
   @IsOptional() @IsUUID() orgId?: string;
   @IsOptional() @IsUUID() siteId?: string;
   @IsOptional() @IsIn(DEVICE_STATUSES) status?: DeviceStatus;
   /** Case-insensitive substring of the hostname. */
   @IsOptional() @IsString() @Length(1, 255) @NoNul() search?: string;
+  /** Only devices whose agent is `online`, `offline` or `never` seen (see `agentStatus` of a device). */
+  @IsOptional() @IsIn(AGENT_STATUSES) agentStatus?: AgentStatus;
 }
 
 export class CreateDeviceDto {
@@ -44,7 +54,17 @@ export class DeviceDto {
   /** The enrolled (not revoked) agent, if any. */
   agentId: Uuid | null;
   enrolledAt: DateTime | null;
+  /**
+   * When the enrolled agent last called the service (any agent route), as recorded: instances write it
+   * at most every AGENT_PRESENCE_FLUSH_MS, so it can trail the last call by up to twice that. Null
+   * until the agent first calls.
+   */
   lastSeenAt: DateTime | null;
+  /**
+   * `online`: the enrolled agent was last seen within AGENT_ONLINE_THRESHOLD_MS (3 minutes by
+   * default); `offline`: seen before that; `never`: no enrolled agent, or it has not called yet.
+   */
+  @ApiProperty({ enum: AGENT_STATUSES }) agentStatus: AgentStatus;
   createdAt: DateTime;
   updatedAt: DateTime;
 }

@@ -3,7 +3,7 @@ import { IsNull, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { pastTheEnd } from '../../../common/pagination.dto';
 import { DbService } from '../../../infra/database/db.service';
 import { AgentEntity } from './agent.entity';
-import type { DeviceStatus } from './device.dto';
+import type { AgentStatus, DeviceStatus } from './device.dto';
 import { DeviceEntity } from './device.entity';
 
 /** A device with its enrolled (not revoked) agent; null when it has none (the left join's answer). */
@@ -14,6 +14,9 @@ export interface DeviceFilter {
   siteId?: string;
   status?: DeviceStatus;
   search?: string;
+  /** With `seenSince`, the instant after which a last sighting counts as online. */
+  agentStatus?: AgentStatus;
+  seenSince?: Date;
   /** null: every site. */
   siteIds: readonly string[] | null;
 }
@@ -26,6 +29,10 @@ function filtered<T extends DeviceEntity>(q: SelectQueryBuilder<T>, f: DeviceFil
   if (f.siteId) q.andWhere('d.site_id = :siteId', { siteId: f.siteId });
   if (f.status) q.andWhere('d.status = :status', { status: f.status });
   if (f.search !== undefined) q.andWhere('d.hostname ILIKE :search', { search: `%${likeEscape(f.search)}%` });
+  // On the left-joined live agent: no agent, or one that never called, is `never`.
+  if (f.agentStatus === 'never') q.andWhere('a.last_seen_at IS NULL');
+  if (f.agentStatus === 'online') q.andWhere('a.last_seen_at >= :seenSince', { seenSince: f.seenSince });
+  if (f.agentStatus === 'offline') q.andWhere('a.last_seen_at < :seenSince', { seenSince: f.seenSince });
   return q;
 }
 
@@ -71,7 +78,9 @@ export class DeviceRepository {
     const { entities, raw } = await q.getRawAndEntities<{ total: string }>();
     if (entities.length) return { rows: entities, total: Number(raw[0].total) };
     // A page past the end still reports how many there are.
-    return { rows: [], total: page.offset > 0 ? await filtered((await this.repo()).createQueryBuilder('d'), f).getCount() : 0 };
+    // The agent join only when the agent's state is filtered on.
+    const counted = f.agentStatus ? await this.withAgent() : (await this.repo()).createQueryBuilder('d');
+    return { rows: [], total: page.offset > 0 ? await filtered(counted, f).getCount() : 0 };
   }
 
   async find(id: string): Promise<DeviceWithAgent | null> {

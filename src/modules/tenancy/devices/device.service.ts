@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../infra/config/app-config';
 import { canAccessSite, Principal } from '../../../common/principal';
 import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
@@ -7,13 +8,19 @@ import { AuditService } from '../../audit/audit.service';
 import { requireOrg, requireSite } from '../../../common/tenant-access.util';
 import { SiteRepository } from '../sites/site.repository';
 import { TenancyErrors } from '../tenancy.errors';
-import type { CreateDeviceDto, DeviceDto, DeviceEnrollmentDto, DeviceListDto, DeviceResponseDto, ListDevicesQueryDto, UpdateDeviceDto } from './device.dto';
+import type { AgentStatus, CreateDeviceDto, DeviceDto, DeviceEnrollmentDto, DeviceListDto, DeviceResponseDto, ListDevicesQueryDto, UpdateDeviceDto } from './device.dto';
 import { DeviceRepository, type DeviceWithAgent } from './device.repository';
 import { DeviceBatchRepository, type DeviceRecord } from './device-batch.repository';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function toDto(r: DeviceWithAgent): DeviceDto {
+/** `seenSince`: the instant after which a sighting counts as online (now less AGENT_ONLINE_THRESHOLD_MS). */
+function agentStatusOf(lastSeenAt: Date | null, seenSince: Date): AgentStatus {
+  if (!lastSeenAt) return 'never';
+  return lastSeenAt >= seenSince ? 'online' : 'offline';
+}
+
+function toDto(r: DeviceWithAgent, seenSince: Date): DeviceDto {
   return {
     id: r.id,
     orgId: r.orgId,
@@ -24,6 +31,7 @@ function toDto(r: DeviceWithAgent): DeviceDto {
     agentId: r.agent?.id ?? null,
     enrolledAt: iso(r.agent?.createdAt ?? null),
     lastSeenAt: iso(r.agent?.lastSeenAt ?? null),
+    agentStatus: agentStatusOf(r.agent?.lastSeenAt ?? null, seenSince),
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -41,23 +49,30 @@ export class DeviceService {
     private readonly audit: AuditService,
     private readonly tx: TenantTransactionService,
     private readonly batch: DeviceBatchRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** One instant per answer, so that a list's filter and each device's agentStatus agree. */
+  private seenSince(): Date {
+    return new Date(Date.now() - this.config.agentOnlineThresholdMs);
+  }
 
   async list(principal: Principal, q: ListDevicesQueryDto): Promise<DeviceListDto> {
     if (q.orgId) requireOrg(principal, q.orgId);
     const page = q.page ?? 1;
     const limit = q.limit ?? 50;
+    const seenSince = this.seenSince();
     const { rows, total } = await this.repo.list(
-      { orgId: q.orgId, siteId: q.siteId, status: q.status, search: q.search, siteIds: principal.allowedSiteIds },
+      { orgId: q.orgId, siteId: q.siteId, status: q.status, search: q.search, agentStatus: q.agentStatus, seenSince, siteIds: principal.allowedSiteIds },
       { limit, offset: (page - 1) * limit },
     );
-    return { success: true, devices: rows.map(toDto), pagination: { page, limit, total } };
+    return { success: true, devices: rows.map((r) => toDto(r, seenSince)), pagination: { page, limit, total } };
   }
 
   async get(principal: Principal, id: string): Promise<DeviceResponseDto> {
     const row = await this.repo.find(id);
     if (!row || !canAccessSite(principal, row.siteId)) throw TenancyErrors.deviceNotFound();
-    return { success: true, device: toDto(row) };
+    return { success: true, device: toDto(row, this.seenSince()) };
   }
 
   async create(principal: Principal, dto: CreateDeviceDto): Promise<DeviceResponseDto> {
