@@ -6,8 +6,8 @@ import type { Fixture } from '../infra/database/seed/fixture.types';
 
 /**
  * `npm run agent:simulate`: plays the agent of the demo device against a running service, through
- * the agent API an installed agent uses (docs/pam-lifecycle.md): it reports UAC prompts, polls its
- * command queue and reports each command's result. Unless `--manual`, it also plays the demo
+ * the agent API an installed agent uses (docs/pam-lifecycle.md): it reports UAC prompts, holds a
+ * wait on its command queue (`?wait=`), acknowledges each command on arrival and reports its result. Unless `--manual`, it also plays the demo
  * technician (password and TOTP of the demo tenant), approving each prompt that waits for a person
  * and actuating it, so a prompt goes from ingest to approval to actuation unattended. One line per
  * event; it stops after `--count` prompts.
@@ -35,7 +35,14 @@ export interface SimulatedPrompt {
   /** The status after approval and actuation (the same as `status` when nothing followed). */
   finalStatus: string;
   commandId?: string;
+  /** From the approval's answer to the command's arrival at the agent, in milliseconds (the simulator approving). */
+  approvalToDeviceMs?: number;
+  /** From the actuation's answer (the command committed) to its arrival at the agent. */
+  actuationToDeviceMs?: number;
 }
+
+/** The longest wait the simulator holds on its command queue at a time (the service accepts up to 60 s). */
+const HELD_WAIT_SECONDS = 25;
 
 /** What a clinic's workstation asks for in a day, and the demo rule that decides it. */
 export const PROMPTS: { name: string; body: Record<string, unknown> }[] = [
@@ -110,9 +117,10 @@ interface Answer {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function call(url: string, method: string, bearer: string | null, body?: unknown): Promise<Answer> {
+async function call(url: string, method: string, bearer: string | null, body?: unknown, signal?: AbortSignal): Promise<Answer> {
   const res = await fetch(url, {
     method,
+    signal,
     headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
@@ -154,21 +162,39 @@ export async function simulate(o: SimulateOptions): Promise<SimulatedPrompt[]> {
   const technician = o.manual ? null : await signIn(api, o.technician);
   if (technician) log(`technician ${o.technician.email} signed in; prompts that wait for a person are approved and actuated`);
 
-  /** Polls the command queue until the command for `requestId` arrives; reports every command it gets. */
-  const awaitCommand = async (requestId: string): Promise<string | undefined> => {
+  /**
+   * Holds waits on the command queue until the command for `requestId` arrives; acknowledges and
+   * reports every command it gets (a command delivered twice, after a lost acknowledgement, is
+   * recognised by its id and only acknowledged again). Resolves with the command id and its arrival time.
+   */
+  const handled = new Set<string>();
+  const awaitCommand = async (requestId: string, signal?: AbortSignal): Promise<{ id: string; at: number } | undefined> => {
     const until = Date.now() + o.waitSeconds * 1000;
-    while (Date.now() < until) {
-      const polled = await call(`${agentApi}/commands`, 'GET', o.token);
-      if (polled.status !== 200) throw new Error(`command poll failed (${why(polled)})`);
-      let mine: string | undefined;
+    while (Date.now() < until && !signal?.aborted) {
+      const wait = Math.max(1, Math.min(HELD_WAIT_SECONDS, Math.ceil((until - Date.now()) / 1000)));
+      const polled = await call(`${agentApi}/commands?wait=${wait}`, 'GET', o.token, undefined, signal).catch((err: Error) => {
+        if (signal?.aborted) return null;
+        throw err;
+      });
+      if (!polled) return undefined;
+      const at = Date.now();
+      if (polled.status !== 200) throw new Error(`command wait failed (${why(polled)})`);
+      if (typeof polled.body.reconnectAfterMs === 'number') {
+        log(`  the service is stopping: reconnecting in ${polled.body.reconnectAfterMs} ms`);
+        await sleep(polled.body.reconnectAfterMs);
+        continue;
+      }
+      let mine: { id: string; at: number } | undefined;
       for (const c of (polled.body.commands ?? []) as { id: string; type: string; payload: { elevationRequestId?: string } }[]) {
+        await call(`${agentApi}/commands/${c.id}/ack`, 'POST', o.token);
+        if (handled.has(c.id)) continue;
+        handled.add(c.id);
         log(`  command ${c.type} ${c.id} received`);
         const reported = await call(`${agentApi}/commands/${c.id}/result`, 'POST', o.token, { status: 'completed' });
         log(`  reported ${c.type} completed (${reported.status === 200 ? 'accepted' : why(reported)})`);
-        if (c.payload.elevationRequestId === requestId && c.type === 'actuate_elevation') mine = c.id;
+        if (c.payload.elevationRequestId === requestId && c.type === 'actuate_elevation') mine = { id: c.id, at };
       }
       if (mine) return mine;
-      await sleep(1000);
     }
     return undefined;
   };
@@ -192,11 +218,14 @@ export async function simulate(o: SimulateOptions): Promise<SimulatedPrompt[]> {
 
     if (!technician) {
       log(`  waiting up to ${o.waitSeconds} s for a technician to approve and actuate it`);
-      result.commandId = await awaitCommand(requestId);
+      result.commandId = (await awaitCommand(requestId))?.id;
       result.finalStatus = result.commandId ? 'actuating' : 'pending';
       if (!result.commandId) log('  no actuation arrived; moving on');
       continue;
     }
+    // The agent holds its wait while the technician decides, as an installed agent does: the command arrives on it.
+    const giveUp = new AbortController();
+    const arriving = awaitCommand(requestId, giveUp.signal);
     const approved = await call(`${api}/pam/elevation-requests/${requestId}/respond`, 'POST', technician, {
       decision: 'approve',
       durationMinutes: 15,
@@ -204,8 +233,11 @@ export async function simulate(o: SimulateOptions): Promise<SimulatedPrompt[]> {
     });
     if (approved.status !== 200) {
       log(`  approval refused (${why(approved)})`);
+      giveUp.abort();
+      await arriving;
       continue;
     }
+    const approvedAt = Date.now();
     result.finalStatus = 'approved';
     log(`  approved by ${o.technician.email} for 15 minutes`);
     const detail = await call(`${api}/pam/elevation-requests/${requestId}`, 'GET', technician);
@@ -213,12 +245,20 @@ export async function simulate(o: SimulateOptions): Promise<SimulatedPrompt[]> {
     const actuated = await call(`${api}/devices/${deviceId}/actuate-elevation`, 'POST', technician, { elevationRequestId: requestId });
     if (actuated.status !== 201) {
       log(`  actuation refused (${why(actuated)})${actuated.body.code === 'pam_actuator_disabled' ? ': start the service with PAM_ACTUATOR_ENABLED=true' : ''}`);
+      giveUp.abort();
+      await arriving;
       continue;
     }
+    const actuatedAt = Date.now();
     log(`  actuation queued (command ${String(actuated.body.commandId)})`);
-    result.commandId = await awaitCommand(requestId);
-    if (result.commandId) result.finalStatus = 'actuating';
-    else log('  the command did not arrive in time');
+    const arrived = await arriving;
+    result.commandId = arrived?.id;
+    if (arrived) {
+      result.finalStatus = 'actuating';
+      result.approvalToDeviceMs = arrived.at - approvedAt;
+      result.actuationToDeviceMs = Math.max(0, arrived.at - actuatedAt);
+      log(`  approval to device: ${result.approvalToDeviceMs} ms (the command reached the agent ${result.actuationToDeviceMs} ms after the actuation was committed)`);
+    } else log('  the command did not arrive in time');
   }
   const counts = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.finalStatus]: (acc[r.finalStatus] ?? 0) + 1 }), {});
   log(`done: ${results.length} prompts (${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ')}); see GET ${api}/pam/elevation-requests and ${api}/audit-logs`);

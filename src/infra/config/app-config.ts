@@ -61,6 +61,7 @@ class EnvVars {
   @IsOptional() @Transform(toInt) @EnvInt(1, 3600) JOBS_TEST_INTERVAL_SECONDS?: number;
   @IsOptional() @IsString() JOBS_TEST_QUEUES?: string;
   @IsOptional() @Transform(toInt) @EnvInt(0, 60000) PRINCIPAL_CACHE_TTL_MS?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(1, 3600) AGENT_COMMAND_REDELIVER_SECONDS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(1000, 600000) SHUTDOWN_GRACE_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(0, 600000) SHUTDOWN_LISTEN_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(50, 3600000) AGENT_PRESENCE_FLUSH_MS?: number;
@@ -121,6 +122,8 @@ export interface AppConfig {
   jobsTest: { intervalSeconds?: number; queues?: string[] };
   /** How long a resolved caller (session, memberships, permissions) is reused; 0 disables. */
   principalCacheTtlMs: number;
+  /** After how long a delivered command that its agent has not acknowledged is handed out again. */
+  agentCommandRedeliverSeconds: number;
   /** How long a stop may take from the signal: in-flight requests, job runs and after-response tasks (docs/operations.md). */
   shutdownGraceMs: number;
   /** How long the listener stays open after the signal, answering readiness 503, so a load balancer sees it before connections are refused. */
@@ -352,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       queues: vars.JOBS_TEST_QUEUES ? vars.JOBS_TEST_QUEUES.split(',').map((q) => q.trim()).filter(Boolean) : undefined,
     },
     principalCacheTtlMs: vars.PRINCIPAL_CACHE_TTL_MS ?? 2000,
+    agentCommandRedeliverSeconds: vars.AGENT_COMMAND_REDELIVER_SECONDS ?? 30,
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
     agentPresenceFlushMs,

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { applyRequestRoleTimeouts } from './app-role';
 import { DbService } from './db.service';
+import { PgListener } from './pg-listener.service';
 import { TenantTransactionService } from './tenant-transaction.service';
 
 export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databasePoolTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleInTransactionTimeoutMs'>;
@@ -15,7 +16,7 @@ export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databas
  * behind a slow or absent database (docs/operations.md).
  */
 @Global()
-@Module({ providers: [DbService, TenantTransactionService], exports: [DbService, TenantTransactionService] })
+@Module({ providers: [DbService, TenantTransactionService, PgListener], exports: [DbService, TenantTransactionService, PgListener] })
 export class DatabaseModule {
   /** The request-role connection pool (never the owner). */
   static forRoot(appUrl: string, settings: DatabasePoolSettings): DynamicModule {

@@ -9,6 +9,7 @@ import { Injectable } from '@nestjs/common';
 export class DrainState {
   private startedAt: number | null = null;
   private until: number | null = null;
+  private readonly listeners = new Set<() => void>();
 
   get draining(): boolean {
     return this.startedAt !== null;
@@ -24,6 +25,13 @@ export class DrainState {
     if (this.startedAt !== null) return;
     this.startedAt = now;
     this.until = now + graceMs;
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Calls `fn` once the drain starts (held requests answer then, so that the stop need not wait for them). */
+  onStart(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
   /** Milliseconds left before the deadline (0 once passed), or `fallback` while serving. */

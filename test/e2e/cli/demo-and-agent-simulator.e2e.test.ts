@@ -103,6 +103,8 @@ describe('the demo tenant and the agent simulator', () => {
     expect(lines.filter((l) => l.includes('approved by admin@demo-msp.example'))).toHaveLength(2);
     expect(lines.filter((l) => l.includes('reported actuate_elevation completed (accepted)'))).toHaveLength(2);
     expect(lines[lines.length - 1]).toMatch(/done: 6 prompts \(2 auto_approved, 2 actuating, 1 denied, 1 ignored\)/);
+    // The command arrives on the wait the agent held while the technician decided, and the simulator says how long it took.
+    expect(lines.filter((l) => /approval to device: \d+ ms \(the command reached the agent \d+ ms after the actuation was committed\)/.test(l))).toHaveLength(2);
 
     const recorded = results.filter((r) => r.requestId).map((r) => r.requestId!);
     expect(recorded).toHaveLength(5);

@@ -129,7 +129,7 @@ describe('actuation and agent commands (spec P4.5)', () => {
       const other = await fetchCommands(w, 'deviceA2', w.agentTokens.deviceA1).expect(401);
       expect(other.body.code).toBe('unauthenticated');
       const first = await fetchCommands(w, 'deviceA2').expect(200);
-      expect(first.body.commands).toEqual([{ id: body.commandId, type: 'actuate_elevation', payload: { elevationRequestId: id, timeoutMs: 5000 }, createdAt: expect.any(String) }]);
+      expect(first.body.commands).toEqual([{ id: body.commandId, type: 'actuate_elevation', payload: { elevationRequestId: id, timeoutMs: 5000 }, createdAt: expect.any(String), deliveryCount: 1 }]);
       expect((await fetchCommands(w, 'deviceA2').expect(200)).body.commands).toEqual([]);
       expect((await commandsOf(id))[0].status).toBe('delivered');
     });

@@ -54,7 +54,7 @@ describe('an elevation prompt from ingest to revocation', () => {
       .expect(201);
 
     const fetched = await request(w.t.baseUrl).get(agent('/commands')).set(bearer(w.agentTokens.deviceA1)).expect(200);
-    expect(fetched.body.commands).toEqual([{ id: actuation.body.commandId, type: 'actuate_elevation', payload: { elevationRequestId: id, timeoutMs: 8000 }, createdAt: expect.any(String) }]);
+    expect(fetched.body.commands).toEqual([{ id: actuation.body.commandId, type: 'actuate_elevation', payload: { elevationRequestId: id, timeoutMs: 8000 }, createdAt: expect.any(String), deliveryCount: 1 }]);
     await request(w.t.baseUrl).post(agent(`/commands/${actuation.body.commandId}/result`)).set(bearer(w.agentTokens.deviceA1)).send({ status: 'completed' }).expect(200);
 
     const active = await request(w.t.baseUrl).get('/api/v1/pam/active').set(bearer(w.plain.adminA)).expect(200);

@@ -1606,6 +1606,24 @@ export const TABLE: Table = {
     { target: "device A2's path", success: 200, params: (ctx) => ({ id: ctx.agentId('deviceA2') }), expect: every(UNAUTHENTICATED) },
     { target: "device B1's path", success: 200, params: (ctx) => ({ id: ctx.agentId('deviceB1') }), expect: every(UNAUTHENTICATED) },
   ],
+  'POST /api/v1/agents/{id}/commands/{commandId}/ack': [
+    { target: 'a command of device A1 on its own path', success: 200, setup: (ctx) => queuedCommand(ctx, 'deviceA1'), params: (ctx, s) => ({ id: ctx.agentId('deviceA1'), commandId: s.id }), expect: AGENT_ONLY },
+    {
+      target: "a command of device A2 on device A1's path",
+      success: 200,
+      setup: (ctx) => queuedCommand(ctx, 'deviceA2'),
+      params: (ctx, s) => ({ id: ctx.agentId('deviceA1'), commandId: s.id }),
+      expect: { ...AGENT_ONLY, agent: NOT_FOUND },
+    },
+    {
+      target: "a command of device B1 on device A1's path",
+      success: 200,
+      setup: (ctx) => queuedCommand(ctx, 'deviceB1'),
+      params: (ctx, s) => ({ id: ctx.agentId('deviceA1'), commandId: s.id }),
+      expect: { ...AGENT_ONLY, agent: NOT_FOUND },
+    },
+    { target: "a command of device B1 on device B1's path", success: 200, setup: (ctx) => queuedCommand(ctx, 'deviceB1'), params: (ctx, s) => ({ id: ctx.agentId('deviceB1'), commandId: s.id }), expect: every(UNAUTHENTICATED) },
+  ],
   'POST /api/v1/agents/{id}/commands/{commandId}/result': [
     {
       target: "a command of device A1 on its own path",

@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
 import { PamModule } from '../../pam/pam.module';
+import { AgentPresenceModule } from '../../tenancy/devices/agent-presence.module';
 import { AgentCommandController } from './agent-command.controller';
 import { AgentCommandRepository } from './agent-command.repository';
 import { AgentCommandService } from './agent-command.service';
+import { CommandWakeups } from './command-wakeups';
 
-/** GET /agents/:id/commands and POST /agents/:id/commands/:commandId/result. */
+/** GET /agents/:id/commands (a plain poll or a held wait), POST /agents/:id/commands/:commandId/ack and …/result. */
 @Module({
-  imports: [PamModule],
+  imports: [PamModule, AgentPresenceModule],
   controllers: [AgentCommandController],
-  providers: [AgentCommandRepository, AgentCommandService],
+  providers: [AgentCommandRepository, AgentCommandService, CommandWakeups],
+  exports: [CommandWakeups],
 })
 export class AgentCommandsModule {}

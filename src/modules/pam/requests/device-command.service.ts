@@ -16,4 +16,9 @@ export class DeviceCommandService {
   complete(orgId: string, deviceId: string, id: string, status: 'completed' | 'failed', error: string | null): Promise<DeviceCommandRow | null> {
     return this.repo.complete(orgId, deviceId, id, status, error);
   }
+
+  /** The agent has the command (it is not handed out again); the command's status, or null when it is unknown to this device. */
+  async acknowledge(orgId: string, deviceId: string, id: string): Promise<string | null> {
+    return (await this.repo.acknowledge(orgId, deviceId, id))?.status ?? null;
+  }
 }
