@@ -100,12 +100,19 @@ export class ScimUserRepository {
     }
     const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
     const n = params.length;
-    // One statement whatever the page: the total travels on a row of its own when the page is empty.
-    const found = await this.db.rows<ScimUserRow & { total: string }>(
-      `SELECT c.total, x.* FROM (SELECT count(*) AS total FROM (${UNIVERSE(scope)}) x ${where}) c
-         LEFT JOIN LATERAL (SELECT * FROM (${UNIVERSE(scope)}) x ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}) x ON true`,
-      [...params, offset, limit],
-    );
+    // One statement whatever the page. The total comes with the rows; a page that may be empty while
+    // people exist (past the first, or count=0) reads it on a row of its own, joined to the page.
+    const found =
+      offset === 0 && limit > 0
+        ? await this.db.rows<ScimUserRow & { total: string }>(
+            `SELECT *, count(*) OVER () AS total FROM (${UNIVERSE(scope)}) x ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}`,
+            [...params, offset, limit],
+          )
+        : await this.db.rows<ScimUserRow & { total: string }>(
+            `SELECT c.total, x.* FROM (SELECT count(*) AS total FROM (${UNIVERSE(scope)}) x ${where}) c
+               LEFT JOIN LATERAL (SELECT * FROM (${UNIVERSE(scope)}) x ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}) x ON true`,
+            [...params, offset, limit],
+          );
     return { total: found.length ? Number(found[0].total) : 0, rows: found.filter((r) => r.id !== null) };
   }
 
@@ -122,9 +129,12 @@ export class ScimUserRepository {
   async provisioningFacts(scope: ConnectionScope, email: string, userName: string, domain: string): Promise<ProvisioningFacts> {
     const row = await this.db.one<ProvisioningFacts>(
       // One row whatever is found: the connection's own row is joined, not required.
+      // One scan of the connection's people, over the few candidates read by index: planning each
+      // scan of them (row-level security on four tables) costs more than running it.
       `SELECT EXISTS (SELECT 1 FROM (${UNIVERSE(scope)}) x
-                       WHERE (lower(x.email) = lower($3::text) AND ${CANDIDATE_IDS({ email }, 3)})
-                          OR (lower(x.user_name) = lower($4::text) AND ${CANDIDATE_IDS({ userName }, 4)})) AS taken,
+                       WHERE (lower(x.email) = lower($3::text) OR lower(x.user_name) = lower($4::text))
+                         AND x.id IN (SELECT su.user_id FROM scim_users su WHERE su.connection_id = $1 AND su.user_name IS NOT NULL AND su.user_name_lower = lower($4::text)
+                                      UNION ALL SELECT u.id FROM users u WHERE u.email_lower IN (lower($3::text), lower($4::text)))) AS taken,
               (SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
                 WHERE u.email_lower = lower($3::text) AND su.deleted_at IS NOT NULL LIMIT 1) AS "deletedId",
               c.default_role_id AS "defaultRoleId", r.permissions AS "defaultRolePermissions",

@@ -8,6 +8,9 @@ SELECT u.id, u.email, coalesce(su.user_name, u.email) AS user_name, coalesce(su.
 WHERE m.${…} = $2 AND su.deleted_at IS NULL;
 
 -- ScimUserRepository.list.found
+SELECT *, count(*) OVER () AS total FROM (${…}) x ${…} ORDER BY created_at, id OFFSET $${…} LIMIT $${…};
+
+-- ScimUserRepository.list.found
 SELECT c.total, x.* FROM (SELECT count(*) AS total FROM (${…}) x ${…}) c
 LEFT JOIN LATERAL (SELECT * FROM (${…}) x ${…} ORDER BY created_at, id OFFSET $${…} LIMIT $${…}) x ON true;
 
@@ -16,8 +19,9 @@ SELECT * FROM (${…}) x WHERE id = $3;
 
 -- ScimUserRepository.provisioningFacts.row
 SELECT EXISTS (SELECT 1 FROM (${…}) x
-              WHERE (lower(x.email) = lower($3::text) AND ${…})
-                 OR (lower(x.user_name) = lower($4::text) AND ${…})) AS taken,
+              WHERE (lower(x.email) = lower($3::text) OR lower(x.user_name) = lower($4::text))
+                AND x.id IN (SELECT su.user_id FROM scim_users su WHERE su.connection_id = $1 AND su.user_name IS NOT NULL AND su.user_name_lower = lower($4::text)
+                             UNION ALL SELECT u.id FROM users u WHERE u.email_lower IN (lower($3::text), lower($4::text)))) AS taken,
      (SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
        WHERE u.email_lower = lower($3::text) AND su.deleted_at IS NOT NULL LIMIT 1) AS "deletedId",
      c.default_role_id AS "defaultRoleId", r.permissions AS "defaultRolePermissions",
