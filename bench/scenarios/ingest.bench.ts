@@ -84,6 +84,8 @@ export interface Load {
   p99: number;
   failed: number;
   total: number;
+  /** Open loop only: the p99 of the requests due in each second of the run, in order. */
+  perSecondP99?: number[];
 }
 
 /** Offered rate of the open-loop run: what a large fleet really sends, not what saturates the service. */
@@ -105,6 +107,7 @@ export async function runLoad(url: string, durationSeconds: number, requests: au
 export async function openLoop(url: string, durationSeconds: number, rate: number, next: () => { method: string; path: string; headers: Record<string, string>; body: string }): Promise<Load> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const latencies: number[] = [];
+  const bySecond: number[][] = Array.from({ length: Math.ceil(durationSeconds) }, () => []);
   let failed = 0;
   const total = Math.round(durationSeconds * rate);
   const start = performance.now() + 50;
@@ -121,6 +124,7 @@ export async function openLoop(url: string, durationSeconds: number, rate: numbe
           res.on('end', () => {
             if ((res.statusCode ?? 500) >= 300) failed++;
             latencies.push(performance.now() - due);
+            bySecond[Math.min(bySecond.length - 1, Math.floor((due - start) / 1000))].push(performance.now() - due);
             resolve();
           });
         });
@@ -137,7 +141,11 @@ export async function openLoop(url: string, durationSeconds: number, rate: numbe
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { reqPerSec: Math.round(latencies.length / Math.max(elapsed, durationSeconds)), p50: at(0.5), p99: at(0.99), failed, total };
+  const p99Of = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? 0);
+  };
+  return { reqPerSec: Math.round(latencies.length / Math.max(elapsed, durationSeconds)), p50: at(0.5), p99: at(0.99), failed, total, perSecondP99: bySecond.map(p99Of) };
 }
 
 export function startChild(script: string, env: Record<string, string>): ChildProcess {

@@ -1,0 +1,97 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { tokenHash } from '../../src/infra/crypto/secret-box.service';
+import { freePort } from '../../src/infra/database/embedded-postgres';
+import type { CustomResult, Scenario } from '../bench.types';
+import { openLoop, promptBody, startChild, waitUntil } from './ingest.bench';
+
+const DEVICES = 400;
+const RULES = 1000;
+/** A fleet's real rate is a few prompts a second; 100/s is a large fleet's busy minute. */
+const RATE = 100;
+const STEADY_SECONDS = Number(process.env.BENCH_FLEET_STEADY_SECONDS ?? 60);
+const WRITERS = 8;
+
+function ruleBody(orgId: string, i: number): string {
+  const kind = i % 3;
+  return JSON.stringify({
+    orgId,
+    name: `fleet rule ${i}`,
+    verdict: kind === 1 ? 'auto_deny' : 'auto_approve',
+    priority: i % 500,
+    ...(kind === 0 ? { matchSigner: `Vendor ${i % 3000} Inc.` } : {}),
+    ...(kind === 1 ? { matchHash: i.toString(16).padStart(8, '0').repeat(8) } : {}),
+    ...(kind === 2 ? { matchPathGlob: `C:\\Program Files\\Vendor${i % 2000}\\**\\*.exe` } : {}),
+  });
+}
+
+/**
+ * Ingest at a fleet's rate, second by second (issue: no cold cliff, no spikes): an open loop of
+ * 100 prompts a second, evenly spaced, from 400 agents, against an instance started moments
+ * before: its first 3 seconds (agents it has never seen), then, right after 1,000 rules are created
+ * through the API, each of the first 3 seconds and the worst second of the minute that follows.
+ * Latency counts from the moment each request was due. No ANALYZE by hand.
+ */
+export const scenario: Scenario = {
+  name: `agent ingest at a fleet's rate: ${RATE}/s open loop, second by second, after a start and after ${RULES} rules (${DEVICES} devices)`,
+  order: 42,
+  async prepare(ctx): Promise<CustomResult> {
+    const label = `${Date.now()}`;
+    const ids = await ctx.seed({
+      partners: [{ key: 'p', name: `Fleet Partner ${label}` }],
+      organizations: [{ key: 'o', partner: 'p', name: `Fleet Org ${label}` }],
+      sites: [{ key: 's', organization: 'o', name: 'Fleet Site' }],
+      roles: [{ key: 'admin', scope: 'organization', organization: 'o', name: 'Administrator', permissions: ['*'] }],
+      users: [{ key: 'a', email: `fleet-admin-${label}@bench.example`, memberships: [{ organization: 'o', role: 'admin' }] }],
+    });
+    const tokens = Array.from({ length: DEVICES }, () => randomBytes(24).toString('base64url'));
+    const agentIds = Array.from({ length: DEVICES }, () => randomUUID());
+    await ctx.ownerQuery(
+      `WITH input AS (SELECT * FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(agent_id, token_hash, n)),
+       d AS (INSERT INTO devices (org_id, site_id, hostname) SELECT $1, $2, 'FLEET-' || n FROM input RETURNING id, hostname)
+       INSERT INTO agents (id, org_id, device_id, token_hash)
+       SELECT input.agent_id, $1, d.id, input.token_hash FROM d JOIN input ON d.hostname = 'FLEET-' || input.n`,
+      [ids.o, ids.s, agentIds, tokens.map(tokenHash)],
+    );
+    const admin = `Bearer ${await ctx.token(ids.a, { mfa: true })}`;
+    const next = () => {
+      const i = Math.floor(Math.random() * DEVICES);
+      return { method: 'POST', path: `/api/v1/agents/${agentIds[i]}/elevation-requests`, headers: { authorization: `Bearer ${tokens[i]}`, 'content-type': 'application/json' }, body: promptBody(i) };
+    };
+
+    const port = await freePort();
+    const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, PORT: String(port) });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitUntil(service, async () => (await fetch(`${url}/api/v1/health/ready`)).ok);
+      const afterStart = await openLoop(url, 3, RATE, next);
+      let n = 0;
+      let refused = 0;
+      await Promise.all(
+        Array.from({ length: WRITERS }, async () => {
+          for (let i = n++; i < RULES; i = n++) {
+            const res = await fetch(`${url}/api/v1/pam/rules`, { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' }, body: ruleBody(ids.o, i) });
+            if (res.status !== 201) refused++;
+          }
+        }),
+      );
+      if (refused) throw new Error(`${refused} of ${RULES} rule writes were refused`);
+      const afterRules = await openLoop(url, 3 + STEADY_SECONDS, RATE, next);
+      const seconds = afterRules.perSecondP99!;
+      const steady = seconds.slice(3);
+      const worst = Math.max(...steady);
+      const name = `agent ingest, ${RATE}/s open loop`;
+      return {
+        kind: 'custom',
+        rows: [
+          { scenario: `${name}: each of the first 3 s after the start (agents never seen), p99`, value: Math.max(...afterStart.perSecondP99!), unit: `ms (${afterStart.perSecondP99!.join(' / ')})`, target: '< 100 ms' },
+          { scenario: `${name}: each of the first 3 s after ${RULES} rules via the API, p99`, value: Math.max(...seconds.slice(0, 3)), unit: `ms (${seconds.slice(0, 3).join(' / ')})`, target: '< 100 ms' },
+          { scenario: `${name}: the ${STEADY_SECONDS} s after, worst one-second p99`, value: worst, unit: `ms (second ${4 + steady.indexOf(worst)}; median second ${[...steady].sort((a, b) => a - b)[Math.floor(steady.length / 2)]} ms)`, target: '< 50 ms' },
+          { scenario: `${name}: failed responses`, value: afterStart.failed + afterRules.failed, unit: `of ${afterStart.total + afterRules.total}` },
+        ],
+      };
+    } finally {
+      service.kill();
+    }
+  },
+};
