@@ -67,15 +67,19 @@ export const scenario: Scenario = {
       const afterStart = await openLoop(url, 3, RATE, next);
       let n = 0;
       let refused = 0;
+      const statuses: Record<number, number> = {};
       await Promise.all(
         Array.from({ length: WRITERS }, async () => {
           for (let i = n++; i < RULES; i = n++) {
             const res = await fetch(`${url}/api/v1/pam/rules`, { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' }, body: ruleBody(ids.o, i) });
-            if (res.status !== 201) refused++;
+            if (res.status !== 201) {
+              refused++;
+              statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+            }
           }
         }),
       );
-      if (refused) throw new Error(`${refused} of ${RULES} rule writes were refused`);
+      if (refused) throw new Error(`${refused} of ${RULES} rule writes were refused (${JSON.stringify(statuses)})`);
       const afterRules = await openLoop(url, 3 + STEADY_SECONDS, RATE, next);
       const seconds = afterRules.perSecondP99!;
       const steady = seconds.slice(3);

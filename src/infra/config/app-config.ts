@@ -33,6 +33,7 @@ class EnvVars {
   @IsOptional() @IsString() DATABASE_APP_URL?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() DATABASE_PREPARED_STATEMENTS?: boolean;
   @IsOptional() @Transform(toInt) @EnvInt(1, 1000) DATABASE_POOL_SIZE?: number;
+  @IsOptional() @Transform(toInt) @EnvInt(0, 1000) DATABASE_POOL_WARM?: number;
   @IsOptional() @Transform(toInt) @EnvInt(100, 600000) DATABASE_POOL_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(0, 86400000) DATABASE_STATEMENT_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(0, 86400000) DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS?: number;
@@ -88,6 +89,11 @@ export interface AppConfig {
   databasePreparedStatements: boolean;
   /** Connections of the request role's pool. */
   databasePoolSize: number;
+  /**
+   * Connections of the request role's pool opened before the instance listens and kept open while
+   * idle (at most the pool size): a start or a quiet spell then costs no connection set-up under load.
+   */
+  databasePoolWarm: number;
   /** How long a request waits for a pooled connection (or a new one to open) before it is answered 503. */
   databasePoolTimeoutMs: number;
   /** The request role's statement_timeout, set on the role in the database so it holds behind a pooler too; 0 = none. */
@@ -328,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     databaseAppUrl: vars.DATABASE_APP_URL,
     databasePreparedStatements: vars.DATABASE_PREPARED_STATEMENTS ?? false,
     databasePoolSize: vars.DATABASE_POOL_SIZE ?? 20,
+    databasePoolWarm: Math.min(vars.DATABASE_POOL_WARM ?? (isProduction ? (vars.DATABASE_POOL_SIZE ?? 20) : 0), vars.DATABASE_POOL_SIZE ?? 20),
     databasePoolTimeoutMs: vars.DATABASE_POOL_TIMEOUT_MS ?? 5000,
     databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS ?? 30_000,
     databaseIdleInTransactionTimeoutMs: vars.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS ?? 60_000,

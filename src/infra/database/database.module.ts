@@ -4,9 +4,10 @@ import type { AppConfig } from '../config/app-config';
 import { applyRequestRoleTimeouts } from './app-role';
 import { DbService } from './db.service';
 import { PgListener } from './pg-listener.service';
+import { PoolWarmer } from './pool-warmer';
 import { TenantTransactionService } from './tenant-transaction.service';
 
-export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databasePoolTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleInTransactionTimeoutMs'>;
+export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databasePoolWarm' | 'databasePoolTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleInTransactionTimeoutMs'>;
 
 /**
  * Every wait on the database is bounded: a request waits at most `databasePoolTimeoutMs` for a
@@ -16,7 +17,7 @@ export type DatabasePoolSettings = Pick<AppConfig, 'databasePoolSize' | 'databas
  * behind a slow or absent database (docs/operations.md).
  */
 @Global()
-@Module({ providers: [DbService, TenantTransactionService, PgListener], exports: [DbService, TenantTransactionService, PgListener] })
+@Module({ providers: [DbService, TenantTransactionService, PgListener, PoolWarmer], exports: [DbService, TenantTransactionService, PgListener] })
 export class DatabaseModule {
   /** The request-role connection pool (never the owner). */
   static forRoot(appUrl: string, settings: DatabasePoolSettings): DynamicModule {
@@ -36,7 +37,8 @@ export class DatabaseModule {
               synchronize: false,
               migrationsRun: false,
               logging: false,
-              extra: { max: settings.databasePoolSize, connectionTimeoutMillis: settings.databasePoolTimeoutMs, application_name: 'rmm-identity' },
+              // min: the warm connections (PoolWarmer) stay open while idle.
+              extra: { max: settings.databasePoolSize, min: settings.databasePoolWarm, connectionTimeoutMillis: settings.databasePoolTimeoutMs, application_name: 'rmm-identity' },
             };
           },
         }),
