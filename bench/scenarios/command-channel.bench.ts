@@ -7,7 +7,7 @@ import { freePort } from '../../src/infra/database/embedded-postgres';
 import { tokenHash } from '../../src/infra/crypto/secret-box.service';
 import { startPgBouncer, type PgBouncer } from '../../test/support/pgbouncer';
 import type { BenchContext, CustomResult, Scenario } from '../bench.types';
-import { startChild, waitUntil } from './ingest.bench';
+import { openLoop, promptBody, startChild, waitUntil } from './ingest.bench';
 
 /**
  * The agent's held command channel (docs/pam-lifecycle.md, "The command channel"):
@@ -23,6 +23,8 @@ import { startChild, waitUntil } from './ingest.bench';
  */
 const SAMPLES = Number(process.env.BENCH_COMMAND_SAMPLES ?? 200);
 const HELD = Number(process.env.BENCH_HELD_WAITS ?? 10_000);
+/** Devices beside the held fleet that send prompts during the reconnection. */
+const INGEST_AGENTS = 400;
 /** Commands actuated per second while the waits are held (one after the other, not in a burst). */
 const PACE_PER_SECOND = 20;
 
@@ -145,19 +147,59 @@ async function approvalToDevice(ctx: BenchContext, fleet: Fleet, bouncer: PgBoun
   }
 }
 
-async function heldWaits(ctx: BenchContext, fleet: Fleet): Promise<{ before: number; held: number; drainMs: number; pauses: number[]; answered: number }> {
+interface Storm {
+  before: number;
+  held: number;
+  drainMs: number;
+  pauses: number[];
+  answered: number;
+  /** Agents holding a wait again on the new instance within 10 s of the signal. */
+  rejoinedIn10s: number;
+  /** Ingest on the new instance, 100/s open loop from the signal on: p99 of each second. */
+  ingestPerSecond: number[];
+}
+
+/**
+ * A deploy: the fleet holds its waits on instance C; a new instance D is up; C gets SIGTERM and
+ * answers every wait with a reconnect pause; each agent waits its pause and holds a new wait on
+ * D, while D also takes ingest at 100/s (open loop) from the signal on.
+ */
+async function reconnectStorm(ctx: BenchContext, fleet: Fleet): Promise<Storm> {
   const c = await startInstance(ctx, {});
+  const d = await startInstance(ctx, {});
   const pid = c.child.pid!;
+  const agents = fleet.agents.slice(0, HELD);
+  const wait = (url: string, agent: Fleet['agents'][number]) =>
+    fetch(`${url}/api/v1/agents/${agent.id}/commands?wait=60`, { headers: { authorization: `Bearer ${agent.token}` } });
   try {
     // Warm the route (and its principal cache) with a few plain polls before the baseline reading.
-    for (const agent of fleet.agents.slice(0, 20)) await fetch(`${c.url}/api/v1/agents/${agent.id}/commands`, { headers: { authorization: `Bearer ${agent.token}` } });
+    for (const agent of agents.slice(0, 20)) await fetch(`${c.url}/api/v1/agents/${agent.id}/commands`, { headers: { authorization: `Bearer ${agent.token}` } });
     await sleep(1000);
     const before = rssMb(pid);
+    let signalled = Infinity;
+    let rejoinedIn10s = 0;
+    const rejoined: Promise<void>[] = [];
     const answers: Promise<{ status: number; pause?: number }>[] = [];
-    for (const [i, agent] of fleet.agents.slice(0, HELD).entries()) {
+    for (const [i, agent] of agents.entries()) {
       answers.push(
-        fetch(`${c.url}/api/v1/agents/${agent.id}/commands?wait=60`, { headers: { authorization: `Bearer ${agent.token}` } })
-          .then(async (res) => ({ status: res.status, pause: ((await res.json()) as { reconnectAfterMs?: number }).reconnectAfterMs }))
+        wait(c.url, agent)
+          .then(async (res) => {
+            const pause = ((await res.json()) as { reconnectAfterMs?: number }).reconnectAfterMs;
+            if (typeof pause === 'number') {
+              // The agent comes back after its pause, to the instance that is up.
+              rejoined.push(
+                sleep(pause).then(() => {
+                  if (performance.now() - signalled <= 10_000) rejoinedIn10s++;
+                  const again = wait(d.url, agent).then(
+                    (r) => void r.body?.cancel(),
+                    () => undefined,
+                  );
+                  void again;
+                }),
+              );
+            }
+            return { status: res.status, pause };
+          })
           .catch(() => ({ status: 0 })),
       );
       // A fleet connecting over a few seconds, not in one instant.
@@ -165,19 +207,28 @@ async function heldWaits(ctx: BenchContext, fleet: Fleet): Promise<{ before: num
     }
     await sleep(5000);
     const held = rssMb(pid);
-    const signalled = performance.now();
+    signalled = performance.now();
     c.child.kill('SIGTERM');
+    const ingest = openLoop(d.url, 20, 100, () => {
+      const agent = fleet.agents[HELD + Math.floor(Math.random() * INGEST_AGENTS)];
+      return { method: 'POST', path: `/api/v1/agents/${agent.id}/elevation-requests`, headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' }, body: promptBody(HELD) };
+    });
     const results = await Promise.all(answers);
     const drainMs = performance.now() - signalled;
+    await Promise.all(rejoined);
+    const load = await ingest;
     return {
       before,
       held,
       drainMs,
       pauses: results.map((r) => r.pause).filter((p): p is number => typeof p === 'number'),
       answered: results.filter((r) => r.status === 200).length,
+      rejoinedIn10s,
+      ingestPerSecond: load.perSecondP99 ?? [],
     };
   } finally {
     c.child.kill();
+    d.child.kill();
   }
 }
 
@@ -185,7 +236,7 @@ export const scenario: Scenario = {
   name: 'agent command channel: approval to device across two instances, and held waits',
   order: 45,
   async prepare(ctx): Promise<CustomResult> {
-    const fleet = await seedFleet(ctx, Math.max(HELD, SAMPLES));
+    const fleet = await seedFleet(ctx, Math.max(HELD, SAMPLES) + INGEST_AGENTS);
     const bare = await bareNotify(ctx.serviceEnv.DATABASE_URL, SAMPLES);
     const bouncer = await startPgBouncer({ appUrl: ctx.serviceEnv.DATABASE_APP_URL, poolSize: 20 });
     let latency: Awaited<ReturnType<typeof approvalToDevice>>;
@@ -194,7 +245,7 @@ export const scenario: Scenario = {
     } finally {
       await bouncer.stop();
     }
-    const waits = await heldWaits(ctx, fleet);
+    const waits = await reconnectStorm(ctx, fleet);
     const bareP99 = percentile(bare, 99);
     const perWaitKb = ((waits.held - waits.before) * 1024) / HELD;
     return {
@@ -223,6 +274,18 @@ export const scenario: Scenario = {
           scenario: `held waits: reconnect pauses handed out at the drain, min / p50 / max`,
           value: Math.min(...waits.pauses),
           unit: `/ ${percentile(waits.pauses, 50)} / ${Math.max(...waits.pauses)} ms`,
+        },
+        { scenario: `reconnect storm: agents holding a wait on the new instance within 10 s of the signal`, value: waits.rejoinedIn10s, unit: `of ${HELD}` },
+        {
+          scenario: `reconnect storm: ingest at 100/s on the new instance meanwhile, worst one-second p99 of seconds 1-10`,
+          value: Math.max(...waits.ingestPerSecond.slice(0, 10)),
+          unit: `ms (${waits.ingestPerSecond.slice(0, 10).join(' / ')})`,
+        },
+        {
+          scenario: `reconnect storm: the same from the 11th second, worst one-second p99`,
+          value: Math.max(...waits.ingestPerSecond.slice(10)),
+          unit: 'ms',
+          target: '< 100 ms',
         },
       ],
     };
