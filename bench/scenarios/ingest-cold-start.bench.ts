@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { tokenHash } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
-import type { CustomResult, Scenario } from '../bench.types';
+import type { BenchContext, CustomResult, Scenario } from '../bench.types';
 import { baseline, promptBody, runLoad, startChild, waitUntil } from './ingest.bench';
 
 const DEVICES = 400;
@@ -28,6 +28,31 @@ function ruleBody(orgId: string, i: number): string {
 }
 
 /**
+ * An organization with one site, an administrator and `devices` enrolled devices whose agents the
+ * service has never seen (no request yet): the start of the cold-start scenarios.
+ */
+export async function seedColdOrg(ctx: BenchContext, prefix: string, devices: number): Promise<{ ids: Record<string, string>; tokens: string[]; agentIds: string[] }> {
+  const label = `${Date.now()}`;
+  const ids = await ctx.seed({
+    partners: [{ key: 'p', name: `${prefix} Partner ${label}` }],
+    organizations: [{ key: 'o', partner: 'p', name: `${prefix} Org ${label}` }],
+    sites: [{ key: 's', organization: 'o', name: `${prefix} Site` }],
+    roles: [{ key: 'admin', scope: 'organization', organization: 'o', name: 'Administrator', permissions: ['*'] }],
+    users: [{ key: 'a', email: `${prefix.toLowerCase()}-admin-${label}@bench.example`, memberships: [{ organization: 'o', role: 'admin' }] }],
+  });
+  const tokens = Array.from({ length: devices }, () => randomBytes(24).toString('base64url'));
+  const agentIds = Array.from({ length: devices }, () => randomUUID());
+  await ctx.ownerQuery(
+    `WITH input AS (SELECT * FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(agent_id, token_hash, n)),
+     d AS (INSERT INTO devices (org_id, site_id, hostname) SELECT $1, $2, 'COLD-' || n FROM input RETURNING id, hostname)
+     INSERT INTO agents (id, org_id, device_id, token_hash)
+     SELECT input.agent_id, $1, d.id, input.token_hash FROM d JOIN input ON d.hostname = 'COLD-' || input.n`,
+    [ids.o, ids.s, agentIds, tokens.map(tokenHash)],
+  );
+  return { ids, tokens, agentIds };
+}
+
+/**
  * No cold-start cliff: a service started moments before, 400 devices whose agents it has never
  * seen, 1,000 rules created through the API just before the load, and no ANALYZE by hand (the
  * planner has what autovacuum gave it, as in service). The first 10 seconds of ingest at 50
@@ -39,23 +64,7 @@ export const scenario: Scenario = {
   name: `agent ingest, cold start: the first ${COLD_SECONDS} s after ${RULES} rules are created through the API (${DEVICES} devices, 50 conn, no ANALYZE)`,
   order: 41,
   async prepare(ctx): Promise<CustomResult> {
-    const label = `${Date.now()}`;
-    const ids = await ctx.seed({
-      partners: [{ key: 'p', name: `Cold Partner ${label}` }],
-      organizations: [{ key: 'o', partner: 'p', name: `Cold Org ${label}` }],
-      sites: [{ key: 's', organization: 'o', name: 'Cold Site' }],
-      roles: [{ key: 'admin', scope: 'organization', organization: 'o', name: 'Administrator', permissions: ['*'] }],
-      users: [{ key: 'a', email: `cold-admin-${label}@bench.example`, memberships: [{ organization: 'o', role: 'admin' }] }],
-    });
-    const tokens = Array.from({ length: DEVICES }, () => randomBytes(24).toString('base64url'));
-    const agentIds = Array.from({ length: DEVICES }, () => randomUUID());
-    await ctx.ownerQuery(
-      `WITH input AS (SELECT * FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(agent_id, token_hash, n)),
-       d AS (INSERT INTO devices (org_id, site_id, hostname) SELECT $1, $2, 'COLD-' || n FROM input RETURNING id, hostname)
-       INSERT INTO agents (id, org_id, device_id, token_hash)
-       SELECT input.agent_id, $1, d.id, input.token_hash FROM d JOIN input ON d.hostname = 'COLD-' || input.n`,
-      [ids.o, ids.s, agentIds, tokens.map(tokenHash)],
-    );
+    const { ids, tokens, agentIds } = await seedColdOrg(ctx, 'Cold', DEVICES);
     const admin = `Bearer ${await ctx.token(ids.a, { mfa: true })}`;
 
     const port = await freePort();

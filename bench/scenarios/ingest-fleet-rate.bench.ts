@@ -1,8 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { tokenHash } from '../../src/infra/crypto/secret-box.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import type { CustomResult, Scenario } from '../bench.types';
+import { seedColdOrg } from './ingest-cold-start.bench';
 import { openLoop, promptBody, startChild, waitUntil } from './ingest.bench';
 
 const DEVICES = 400;
@@ -36,23 +35,7 @@ export const scenario: Scenario = {
   name: `agent ingest at a fleet's rate: ${RATE}/s open loop, second by second, after a start and after ${RULES} rules (${DEVICES} devices)`,
   order: 42,
   async prepare(ctx): Promise<CustomResult> {
-    const label = `${Date.now()}`;
-    const ids = await ctx.seed({
-      partners: [{ key: 'p', name: `Fleet Partner ${label}` }],
-      organizations: [{ key: 'o', partner: 'p', name: `Fleet Org ${label}` }],
-      sites: [{ key: 's', organization: 'o', name: 'Fleet Site' }],
-      roles: [{ key: 'admin', scope: 'organization', organization: 'o', name: 'Administrator', permissions: ['*'] }],
-      users: [{ key: 'a', email: `fleet-admin-${label}@bench.example`, memberships: [{ organization: 'o', role: 'admin' }] }],
-    });
-    const tokens = Array.from({ length: DEVICES }, () => randomBytes(24).toString('base64url'));
-    const agentIds = Array.from({ length: DEVICES }, () => randomUUID());
-    await ctx.ownerQuery(
-      `WITH input AS (SELECT * FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(agent_id, token_hash, n)),
-       d AS (INSERT INTO devices (org_id, site_id, hostname) SELECT $1, $2, 'FLEET-' || n FROM input RETURNING id, hostname)
-       INSERT INTO agents (id, org_id, device_id, token_hash)
-       SELECT input.agent_id, $1, d.id, input.token_hash FROM d JOIN input ON d.hostname = 'FLEET-' || input.n`,
-      [ids.o, ids.s, agentIds, tokens.map(tokenHash)],
-    );
+    const { ids, tokens, agentIds } = await seedColdOrg(ctx, 'Fleet', DEVICES);
     const admin = `Bearer ${await ctx.token(ids.a, { mfa: true })}`;
     const next = () => {
       const i = Math.floor(Math.random() * DEVICES);

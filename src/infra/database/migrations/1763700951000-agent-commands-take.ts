@@ -15,6 +15,18 @@ export class AgentCommandsTake1763700951000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
+      ${AGENT_COMMANDS_TAKE_V1}
+      GRANT EXECUTE ON FUNCTION app_agent_commands_take(uuid, uuid, integer) TO app_user;
+    `);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP FUNCTION app_agent_commands_take(uuid, uuid, integer);`);
+  }
+}
+
+/** The first take (a delivered command is never handed out again); 1763702200000 replaces it and restores it on the way down. */
+export const AGENT_COMMANDS_TAKE_V1 = `
       CREATE FUNCTION app_agent_commands_take(p_org uuid, p_device uuid, p_limit integer)
         RETURNS TABLE (id uuid, type varchar, payload jsonb, status varchar, elevation_request_id uuid, created_at timestamptz)
         LANGUAGE plpgsql AS $f$
@@ -39,11 +51,4 @@ export class AgentCommandsTake1763700951000 implements MigrationInterface {
         SELECT t.id, t.type, t.payload, t.status, t.elevation_request_id, t.created_at FROM taken t;
       END
       $f$;
-      GRANT EXECUTE ON FUNCTION app_agent_commands_take(uuid, uuid, integer) TO app_user;
-    `);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION app_agent_commands_take(uuid, uuid, integer);`);
-  }
-}
+`;

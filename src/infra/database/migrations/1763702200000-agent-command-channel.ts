@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { AGENT_COMMANDS_TAKE_V1 } from './1763700951000-agent-commands-take';
 
 /**
  * The agent's held command channel (docs/pam-lifecycle.md, "The command channel"):
@@ -82,30 +83,7 @@ export class AgentCommandChannel1763702200000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
       DROP FUNCTION app_agent_commands_take(uuid, uuid, uuid, integer, interval);
-      CREATE FUNCTION app_agent_commands_take(p_org uuid, p_device uuid, p_limit integer)
-        RETURNS TABLE (id uuid, type varchar, payload jsonb, status varchar, elevation_request_id uuid, created_at timestamptz)
-        LANGUAGE plpgsql AS $f$
-      #variable_conflict use_column
-      BEGIN
-        RETURN QUERY
-        WITH withdrawn AS (
-               UPDATE device_commands c
-                  SET status = 'failed', error = 'Elevation no longer actuating when the agent fetched the command', completed_at = now()
-                 FROM elevation_requests e
-                WHERE c.org_id = p_org AND c.device_id = p_device AND c.status = 'queued' AND c.type = 'actuate_elevation'
-                  AND e.org_id = c.org_id AND e.id = c.elevation_request_id AND NOT (e.status = 'actuating' AND e.expires_at > now())
-               RETURNING c.id
-             ), taken AS (
-               UPDATE device_commands c SET status = 'delivered', delivered_at = now()
-                WHERE c.id IN (SELECT d.id FROM device_commands d
-                                WHERE d.org_id = p_org AND d.device_id = p_device AND d.status = 'queued'
-                                  AND d.id NOT IN (SELECT w.id FROM withdrawn w)
-                                ORDER BY d.created_at, d.id LIMIT p_limit FOR UPDATE SKIP LOCKED)
-               RETURNING c.id, c.type, c.payload, c.status, c.elevation_request_id, c.created_at
-             )
-        SELECT t.id, t.type, t.payload, t.status, t.elevation_request_id, t.created_at FROM taken t;
-      END
-      $f$;
+      ${AGENT_COMMANDS_TAKE_V1}
       GRANT EXECUTE ON FUNCTION app_agent_commands_take(uuid, uuid, integer) TO app_user;
       DROP TRIGGER device_commands_notify ON device_commands;
       DROP FUNCTION app_notify_agent_commands();
