@@ -8,6 +8,7 @@ import { CryptoModule } from './infra/crypto/crypto.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { RequestContextModule } from './infra/context/request-context';
 import { loggerModuleParams } from './infra/logging/logging';
+import { MetricsModule } from './infra/metrics/metrics.module';
 import { RedisThrottlerStorageService } from './common/guards/redis-throttler-storage.service';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { AuthGuard } from './common/guards/auth.guard';
@@ -46,6 +47,7 @@ export class AppModule {
         CryptoModule,
         DatabaseModule.forRoot(databaseAppUrl, config),
         RequestContextModule,
+        MetricsModule,
         ThrottlerModule.forRoot({
           throttlers: THROTTLERS,
           storage: config.redisUrl ? new RedisThrottlerStorageService(config.redisUrl) : undefined,

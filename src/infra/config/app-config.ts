@@ -68,6 +68,7 @@ class EnvVars {
   @IsOptional() @Transform(toInt) @EnvInt(50, 3600000) AGENT_PRESENCE_FLUSH_MS?: number;
   @IsOptional() @Transform(toInt) @EnvInt(100, 86400000) AGENT_ONLINE_THRESHOLD_MS?: number;
   @IsOptional() @IsString() TRUST_PROXY?: string;
+  @IsOptional() @IsString() @MinLength(32, { message: 'METRICS_TOKEN must be at least 32 characters' }) METRICS_TOKEN?: string;
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +147,11 @@ export interface AppConfig {
    * count, or the names and addresses of trusted proxies. Per-address rate limits depend on it.
    */
   trustProxy: number | string;
+  /**
+   * The bearer token Prometheus sends to GET /metrics. Without it, production answers /metrics
+   * 404 and other environments answer callers on this machine only (docs/operations.md, "Metrics").
+   */
+  metricsToken?: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -364,6 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     principalCacheTtlMs: vars.PRINCIPAL_CACHE_TTL_MS ?? 2000,
     agentCommandRedeliverSeconds: vars.AGENT_COMMAND_REDELIVER_SECONDS ?? 30,
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
+    metricsToken: vars.METRICS_TOKEN || undefined,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
     agentPresenceFlushMs,
     agentOnlineThresholdMs,

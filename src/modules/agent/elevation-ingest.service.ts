@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../infra/context/request-context';
+import { MetricsService } from '../../infra/metrics/metrics.service';
 import type { Principal } from '../../common/principal';
 import { ApprovalFanoutService } from '../pam/approvals/approval-fanout.service';
 import { DecisionChainService } from '../pam/decision/decision-chain.service';
@@ -33,6 +34,7 @@ export class ElevationIngestService {
     private readonly limiter: DeviceRateLimiter,
     private readonly fanout: ApprovalFanoutService,
     private readonly cls: RequestContext,
+    private readonly metrics: MetricsService,
   ) {}
 
   async ingest(principal: Principal, dto: ElevationIngestDto): Promise<ElevationIngestResultDto> {
@@ -44,9 +46,12 @@ export class ElevationIngestService {
     const decision = await this.decide(orgId, ctx, dto);
     if (decision.outcome === 'ignored') {
       if (this.limiter.placement === 'database') await this.throttle(orgId, deviceId);
+      this.metrics.ingestDecision('ignored', 'uac_intercept');
       return { id: null, status: 'ignored' };
     }
-    return this.record({ orgId, deviceId, agentId }, ctx, dto, decision, decision.outcome);
+    const result = await this.record({ orgId, deviceId, agentId }, ctx, dto, decision, decision.outcome);
+    this.metrics.ingestDecision(decision.outcome, 'uac_intercept');
+    return result;
   }
 
   private async throttle(orgId: string, deviceId: string): Promise<void> {

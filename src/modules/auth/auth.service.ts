@@ -16,6 +16,7 @@ import { PrincipalResolverService } from './principal-resolver.service';
 import { SessionService } from './session.service';
 import type { MeDto, MfaChallengeDto, MfaEnrollmentDto, SuccessMessageDto, TokenPairDto } from './dto/auth.dto';
 import { UserCredentialService } from '../tenancy/users/user-credential.service';
+import { MetricsService } from '../../infra/metrics/metrics.service';
 
 const RESET_TOKEN_TTL_SECONDS = 3600;
 const FORGOT_MESSAGE = 'If an account exists for that address, a reset link has been sent.';
@@ -49,6 +50,7 @@ export class AuthService {
     private readonly afterResponse: AfterResponseService,
     private readonly refusals: RefusalService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   /**
@@ -56,6 +58,10 @@ export class AuthService {
    * all give the same answer after the same amount of work.
    */
   login(email: string, password: string): Promise<TokenPairDto | MfaChallengeDto> {
+    return this.metrics.countSignIn('password', this.passwordLogin(email, password), (r) => ('mfaRequired' in r ? 'mfa_required' : 'success'));
+  }
+
+  private passwordLogin(email: string, password: string): Promise<TokenPairDto | MfaChallengeDto> {
     return this.refusals.withSystemContext('password sign-in looks the account up by email', async () => {
       const user = await this.repo.userByEmail(email);
       const passwordOk = await this.passwords.verify(user?.password_hash, password);
@@ -80,7 +86,7 @@ export class AuthService {
    */
   verifyMfa(mfaToken: string, code: string): Promise<TokenPairDto> {
     const hash = tokenHash(mfaToken);
-    return this.refusals.withSystemContext('second sign-in step for an account not yet signed in', async () => {
+    const verified = this.refusals.withSystemContext('second sign-in step for an account not yet signed in', async () => {
       const owner = await this.repo.mfaChallengeOwner(hash);
       // The account first, then its challenge: one account's verifications (and password changes) queue on the account row.
       const user = owner ? await this.repo.lockUser(owner) : null;
@@ -100,6 +106,7 @@ export class AuthService {
       if (!(await this.repo.consumeMfaChallenge(challenge.id, MFA_CHALLENGE_ATTEMPTS))) refuse(AuthErrors.invalidMfaToken(), { keepWork: true });
       return this.openSession(user, true);
     });
+    return this.metrics.countSignIn('totp', verified);
   }
 
   /**

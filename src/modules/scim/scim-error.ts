@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { MetricsService } from '../../infra/metrics/metrics.service';
 import { AppException } from '../../common/errors/app.exception';
 
 export const SCIM_MEDIA_TYPE = 'application/scim+json';
@@ -60,9 +61,13 @@ const PG_TO_SCIM: Record<string, { status: number; scimType?: ScimType }> = {
 export class ScimExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly metrics: MetricsService) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const { status, detail, scimType } = this.describe(error);
+    const req = host.switchToHttp().getRequest<Request>();
+    this.metrics.scim(req.method, (req.route as { path?: string } | undefined)?.path, status);
     // RFC 7644 §2 (and RFC 6750 §3): a 401 names the scheme the client must use.
     if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="SCIM"');
     res.status(status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(scimErrorBody(status, detail, scimType)));

@@ -1,4 +1,4 @@
-import { All, Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters } from '@nestjs/common';
+import { All, Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseInterceptors } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CurrentPrincipal, ScimAuth } from '../../common/decorators/auth.decorator';
@@ -7,6 +7,7 @@ import type { Principal } from '../../common/principal';
 import { SCIM_MEDIA_TYPE, ScimError, ScimExceptionFilter } from './scim-error';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './scim-schemas';
 import { ScimService } from './scim.service';
+import { ScimMetricsInterceptor } from './scim-metrics.interceptor';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -37,6 +38,7 @@ function created(res: Response, resource: Record<string, unknown>): Record<strin
  */
 @ApiExcludeController()
 @UseFilters(ScimExceptionFilter)
+@UseInterceptors(ScimMetricsInterceptor)
 @Controller('scim/v2')
 export class ScimController {
   constructor(private readonly scim: ScimService) {}

@@ -11,6 +11,7 @@ import { MobileDeviceService } from './mobile-device.service';
 import { HttpPushGateway } from './push/http-push.gateway';
 import { LoggingPushGateway } from './push/logging-push.gateway';
 import { PushGateway } from './push/push-gateway';
+import { PushOutboxMetrics } from './push/push-outbox.metrics';
 import { PushOutboxRepository } from './push/push-outbox.repository';
 import { PushOutboxWorker } from './push/push-outbox.worker';
 
@@ -28,6 +29,7 @@ import { PushOutboxWorker } from './push/push-outbox.worker';
     ApprovalService,
     MobileDeviceRepository,
     MobileDeviceService,
+    PushOutboxMetrics,
     PushOutboxRepository,
     PushOutboxWorker,
     {

@@ -37,7 +37,7 @@ export class SsoCallbackService implements SignInProtocol<CallbackQuery, OidcOpe
     private readonly signOut: SsoSignOutService,
   ) {}
 
-  readonly traits: SignInTraits = { malformedStateReason: 'state_parameter_invalid', failureMessage: 'SSO callback failed', linking: true };
+  readonly traits: SignInTraits = { protocol: 'oidc', malformedStateReason: 'state_parameter_invalid', failureMessage: 'SSO callback failed', linking: true };
 
   handle(query: CallbackQuery, stateCookie: unknown): Promise<SignInResult> {
     return this.pipeline.complete(this, query.state, query, stateCookie);

@@ -50,7 +50,7 @@ const MFA_CONTEXTS = new Set(['https://refeds.org/profile/mfa', 'http://schemas.
  */
 @Injectable()
 export class SamlAcsService implements SignInProtocol<AcsForm, SamlSettings, SamlSessionNames> {
-  readonly traits: SignInTraits = { malformedStateReason: 'relay_state_invalid', failureMessage: 'SAML assertion consumer failed', linking: false };
+  readonly traits: SignInTraits = { protocol: 'saml', malformedStateReason: 'relay_state_invalid', failureMessage: 'SAML assertion consumer failed', linking: false };
 
   constructor(
     private readonly pipeline: SignInPipelineService,

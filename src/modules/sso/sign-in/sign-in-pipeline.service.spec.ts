@@ -11,6 +11,7 @@ import { LoginRejection } from '../login/sso-login.errors';
 import type { LoginProviderRow, LoginSessionRow, SsoLoginRepository } from '../login/sso-login.repository';
 import { stateCookieValue } from '../login/state-cookie.util';
 import { SignInPipelineService, SignInProtocol } from './sign-in-pipeline.service';
+import type { MetricsService } from '../../../infra/metrics/metrics.service';
 
 describe('SignInPipelineService', () => {
   const box = new SecretBoxService({ encryptionKey: 'k'.repeat(40), previousEncryptionKeys: [] });
@@ -30,9 +31,10 @@ describe('SignInPipelineService', () => {
       {} as SessionService,
       {} as SsoExchangeService,
       audit,
+      { signIn: () => undefined } as unknown as MetricsService,
     );
     const adapter: SignInProtocol<unknown, unknown> = {
-      traits: { malformedStateReason: 'state_parameter_invalid', failureMessage: 'Test sign-in failed', linking: false },
+      traits: { protocol: 'oidc', malformedStateReason: 'state_parameter_invalid', failureMessage: 'Test sign-in failed', linking: false },
       precheck: async () => undefined,
       configure: async () => ({}),
       verify: async () => {
@@ -54,7 +56,7 @@ describe('SignInPipelineService', () => {
   });
 
   it("names the protocol's own reason for a state that is not even well formed", async () => {
-    const { complete, audited } = build({}, { traits: { malformedStateReason: 'relay_state_invalid', failureMessage: 'Test sign-in failed', linking: false } });
+    const { complete, audited } = build({}, { traits: { protocol: 'saml', malformedStateReason: 'relay_state_invalid', failureMessage: 'Test sign-in failed', linking: false } });
     const result = await complete('not-a-state', undefined);
     expect(result.location).toBe('/login?error=invalid_callback');
     expect(audited.map((a) => a.details?.reason)).toEqual(['relay_state_invalid']);

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
+import { MetricsService } from '../../../infra/metrics/metrics.service';
 import { AuditEntry, AuditService } from '../../audit/audit.service';
 import { Refusal, RefusalService } from '../../audit/refusal.service';
 import { SessionService } from '../../auth/session.service';
@@ -44,6 +45,8 @@ export interface MintedSignIn {
 }
 
 export interface SignInTraits {
+  /** The protocol, as the sign-in metric names it. */
+  protocol: 'oidc' | 'saml';
   /** The audit reason of a state (RelayState) that is not even well formed. */
   malformedStateReason: string;
   /** The log line of an unexpected failure. */
@@ -76,7 +79,11 @@ type Rejection = LoginRejection | LinkRejection;
 
 /** The answer of a refused sign-in, thrown once its audit row is recorded. */
 class RefusedSignIn extends Error {
-  constructor(readonly result: SignInResult) {
+  constructor(
+    readonly result: SignInResult,
+    /** The public code of the refusal (counted by the sign-in metric). */
+    readonly code: string,
+  ) {
     super(result.location);
   }
 }
@@ -130,6 +137,7 @@ export class SignInPipelineService {
     private readonly sessions: SessionService,
     private readonly exchange: SsoExchangeService,
     private readonly audit: AuditService,
+    private readonly metrics: MetricsService,
   ) {}
 
   async complete<TResponse, TOpened, TEvidence>(protocol: SignInProtocol<TResponse, TOpened, TEvidence>, state: unknown, response: TResponse, cookie: unknown): Promise<SignInResult> {
@@ -139,9 +147,14 @@ export class SignInPipelineService {
       if (!stateMatchesCookie(this.box, state, cookie)) return await this.refuseUnbound(protocol, attempt, state, cookie);
       attempt.consumed = true;
       opened = await this.open(protocol, attempt, state as string, response);
-      return { location: await this.finish(protocol, attempt, opened, response), clearStateCookie: true };
+      const location = await this.finish(protocol, attempt, opened, response);
+      if (attempt.purpose === 'login') this.metrics.signIn(protocol.traits.protocol, 'success');
+      return { location, clearStateCookie: true };
     } catch (error) {
-      if (error instanceof RefusedSignIn) return error.result;
+      if (error instanceof RefusedSignIn) {
+        if (attempt.purpose === 'login') this.metrics.signIn(protocol.traits.protocol, error.code);
+        return error.result;
+      }
       // Whatever failed, the browser gets the generic code and nothing of the error; the audit
       // row names the tenant once its login session was opened.
       this.logger.error({ err: error }, protocol.traits.failureMessage);
@@ -149,6 +162,7 @@ export class SignInPipelineService {
       return this.refusals
         .settle(() => Promise.reject(this.refusal(failed, new LoginRejection('sso_error', 'internal_error'), false)))
         .catch((answer: unknown) => {
+          if (failed.purpose === 'login') this.metrics.signIn(protocol.traits.protocol, 'sso_error');
           if (answer instanceof RefusedSignIn) return answer.result;
           this.logger.error({ err: answer }, 'Could not audit a failed sign-in');
           return { location: loginFailureLocation('sso_error'), clearStateCookie: true };
@@ -248,7 +262,7 @@ export class SignInPipelineService {
   }
 
   private refusal(attempt: Attempt, rejection: Rejection, keepWork: boolean, location = failureLocation(rejection, attempt.purpose)): Refusal {
-    const answer = new RefusedSignIn({ location, clearStateCookie: attempt.consumed });
+    const answer = new RefusedSignIn({ location, clearStateCookie: attempt.consumed }, rejection.code);
     return new Refusal(answer, { keepWork, audit: signInRejectedEntry(rejection, attempt.tenant, attempt.purpose) });
   }
 

@@ -77,4 +77,13 @@ export class PushOutboxRepository {
       ],
     );
   }
+
+  /** Rows waiting to be sent and rows that ran out of attempts, across every organization (the push outbox gauge). */
+  async backlog(): Promise<{ pending: number; failed: number }> {
+    const row = await this.db.one<{ pending: number; failed: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed
+         FROM push_outbox WHERE status IN ('pending', 'failed')`,
+    );
+    return row ?? { pending: 0, failed: 0 };
+  }
 }

@@ -27,3 +27,7 @@ UPDATE push_outbox o
       last_error = x.error
  FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[]) AS x(id, kind, delay, error)
 WHERE o.id = x.id AND o.status = 'pending';
+
+-- PushOutboxRepository.backlog.row
+SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed
+FROM push_outbox WHERE status IN ('pending', 'failed');
