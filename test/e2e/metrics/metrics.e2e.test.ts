@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startTestApp, TestApp } from '../../support/test-app';
+import { JobsService } from '../../../src/infra/jobs/jobs.service';
 import { AgentKit, prompt } from '../agent/agent-kit';
 
 /** The value of one sample of the exposition text, or undefined when that sample is absent. */
@@ -77,6 +78,24 @@ describe('GET /metrics for Prometheus', () => {
     // Supertest connects from loopback, the proxy TRUST_PROXY trusts by default: the forwarded address is the client.
     const res = await request(t.http).get('/metrics').set('X-Forwarded-For', '203.0.113.7').expect(403);
     expect(res.body).toMatchObject({ statusCode: 403, code: 'forbidden' });
+  });
+});
+
+describe('GET /metrics on an instance that runs background jobs', () => {
+  it('reports pg-boss jobs per queue and state', async () => {
+    // The only queue this instance schedules is one nobody works, so the job stays queued.
+    const queue = `metrics_probe_${process.pid}`;
+    const t = await startTestApp({ START_JOBS: 'true', JOBS_TEST_QUEUES: queue });
+    const boss = t.app.get(JobsService).client!;
+    try {
+      await boss.createQueue(queue);
+      await boss.send(queue, {});
+      const text = (await request(t.http).get('/metrics').expect(200)).text;
+      expect(sample(text, 'rmm_jobs_queue_jobs', { queue, state: 'created' })).toBe(1);
+    } finally {
+      await boss.deleteQueue(queue).catch(() => undefined);
+      await t.close();
+    }
   });
 });
 
