@@ -1,9 +1,10 @@
 import { PrincipalSource } from '../../common/principal-source';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, AppConfig } from '../../infra/config/app-config';
 import { ANONYMOUS, hasPermission, Principal } from '../../common/principal';
 import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
+import { PgListener } from '../../infra/database/pg-listener.service';
 import { tokenHash } from '../../infra/crypto/secret-box.service';
 import { notCovered } from '../tenancy/roles/permission-set.util';
 import { ApiKeyPrincipalRow, GrantRow, PrincipalRepository } from './principal.repository';
@@ -12,16 +13,21 @@ import { ScimConnectionLookup } from './scim-connection-lookup';
 
 const CACHE_MAX_ENTRIES = 10_000;
 
+/** The channel the database announces changes to callers on (migration 1763702400000): `<kind>:<id>`. */
+export const PRINCIPAL_CHANGES_CHANNEL = 'principal_changes';
+
 /**
  * Turns a bearer credential into a principal. Returns null when the credential is not valid now.
  *
- * Resolved principals are reused for PRINCIPAL_CACHE_TTL_MS (2 s by default): on the instance
- * that revokes a session the revocation is immediate (forgetSession); other instances see it
- * within that window. The access token itself lives 15 minutes, so the window is what bounds the
- * staleness of a membership or permission change, not the token.
+ * Resolved principals are reused for PRINCIPAL_CACHE_TTL_MS (2 s by default). A change that
+ * affects a caller (a revoked session, key, SCIM token or agent; a membership, an account's status,
+ * a role's permissions) is announced by the database when it commits, on every instance alike
+ * (PRINCIPAL_CHANGES_CHANNEL): the entries it touches are dropped at once. The TTL bounds what a
+ * lost announcement costs; while the listening connection is down nothing is announced, and on its
+ * return the whole cache is dropped. The access token itself lives 15 minutes.
  */
 @Injectable()
-export class PrincipalResolverService implements PrincipalSource {
+export class PrincipalResolverService implements PrincipalSource, OnModuleInit {
   /** The least recently used callers beyond CACHE_MAX_ENTRIES are dropped; an entry older than the TTL is never answered. */
   private readonly cache: LRUCache<string, { principal: Principal | null }>;
   /**
@@ -36,8 +42,33 @@ export class PrincipalResolverService implements PrincipalSource {
     private readonly tx: TenantTransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly scimConnections: ScimConnectionLookup,
+    private readonly listener: PgListener,
   ) {
     this.cache = new LRUCache({ max: CACHE_MAX_ENTRIES, ttl: Math.max(config.principalCacheTtlMs, 1) });
+  }
+
+  onModuleInit(): void {
+    this.listener.on(PRINCIPAL_CHANGES_CHANNEL, (payload) => this.changed(payload));
+    // Announcements made while the connection was down are lost: forget everything they could have named.
+    this.listener.onConnected(() => this.forgetAll());
+  }
+
+  /** A change announced by the database (on this instance's commit or another's). */
+  private changed(payload: string): void {
+    const at = payload.indexOf(':');
+    const kind = payload.slice(0, at);
+    const id = payload.slice(at + 1);
+    if (kind === 'u') this.forgetUser(id);
+    else if (kind === 's') this.forgetSession(id);
+    else if (kind === 'k') this.forgetWhere((p) => p.apiKeyId === id);
+    else if (kind === 'c') this.forgetScimConnection(id);
+    else if (kind === 'a') this.forgetWhere((p) => p.agent?.agentId === id);
+    else this.forgetAll();
+  }
+
+  private forgetWhere(match: (p: Principal) => boolean): void {
+    this.epoch++;
+    for (const [key, entry] of this.cache.entries()) if (entry.principal && match(entry.principal)) this.cache.delete(key);
   }
 
   forgetSession(sessionId: string): void {
