@@ -115,7 +115,9 @@ async function timedImport(baseUrl: string, token: string, body: string): Promis
 function servicePeakRssMb(baseUrl: string): number | null {
   const port = Number(new URL(baseUrl).port);
   try {
-    const inode = readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/)).find((f) => f[3] === '0A' && parseInt(f[1]?.split(':')[1] ?? '', 16) === port)?.[9];
+    // A service listening on '::' appears in tcp6 only.
+    const listening = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => { try { return readFileSync(f, 'utf8').split('\n').slice(1); } catch { return []; } });
+    const inode = listening.map((l) => l.trim().split(/\s+/)).find((f) => f[3] === '0A' && parseInt(f[1]?.split(':').pop() ?? '', 16) === port)?.[9];
     if (!inode) return null;
     for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
       let fds: string[];

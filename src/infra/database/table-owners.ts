@@ -91,4 +91,5 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   imports: 'src/modules/imports',
   import_links: 'src/modules/imports',
   import_matches: 'src/modules/imports',
+  import_phase_items: 'src/modules/imports',
 };

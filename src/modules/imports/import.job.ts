@@ -10,6 +10,7 @@ import { ImportPlan, PhaseName, phaseSizes } from './document/import-plan';
 import { ImportLinkRepository } from './import-link.repository';
 import { emptyReport, ImportReport, PhaseRecorder, REPORT_LISTS, withPhase } from './import-report';
 import { ImportRepository, ImportRow } from './import.repository';
+import { unzipPlan } from './import-plan.store';
 import { ContactsPhase } from './phases/contacts.phase';
 import { CustomFieldValuesPhase } from './phases/custom-field-values.phase';
 import { CustomFieldsPhase } from './phases/custom-fields.phase';
@@ -124,9 +125,10 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
   private async run(id: string, held?: ImportPlan): Promise<void> {
     const claimed = await this.system('claim an import job', () => this.repo.claim(id, IMPORT_STALE_SECONDS, !held));
     if (!claimed) return;
-    const { pending, ...row } = claimed;
-    const plan = held ?? (row.plan as ImportPlan);
-    // The items of phases an earlier attempt committed, back in phase order.
+    const { pending, plan_gz, ...row } = claimed;
+    const plan = held ?? (plan_gz ? unzipPlan(plan_gz) : (row.plan as ImportPlan));
+    // Items of phases an earlier attempt of an earlier version committed (under report.pending):
+    // they stay in the job's own report. Those of this version are in import_phase_items.
     let report = row.report;
     for (const phase of row.phases.slice(0, row.phases_completed)) {
       const items = pending?.[phase];
@@ -153,6 +155,9 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
    */
   private async runReal(row: ImportRow, plan: ImportPlan, report: ImportReport): Promise<void> {
     const sizes = phaseSizes(plan);
+    // The job's own report keeps only the items it came with (an earlier version's); each phase's
+    // items go to import_phase_items as it commits, and GET /imports/:id reads them from there.
+    const carried = Object.fromEntries(REPORT_LISTS.map((k) => [k, report[k]])) as Pick<ImportReport, (typeof REPORT_LISTS)[number]>;
     let timings = row.timings;
     let processed = row.processed_items;
     let scope = await this.scopeOf(row, plan);
@@ -167,7 +172,7 @@ export class ImportJob implements OnModuleInit, OnModuleDestroy {
             await this.links.lockPartner(row.partner_id);
             orgs ??= phase === 'organizations' ? new Map() : await this.customerOrgs(row, plan);
             out = await this.runPhase(row, plan, phase, orgs);
-            report = withPhase(report, phase, out, 'completed');
+            report = { ...withPhase(report, phase, out, 'completed'), ...carried };
             processed += sizes[phase];
             timings = [...timings, { phase, ms: Date.now() - started }];
             await this.audit.record({ action: 'import.phase', ...this.owner(row), actor: this.actor(row), resourceType: 'import', resourceId: row.id, details: { phase, counts: report.phases[i].counts } });

@@ -68,11 +68,12 @@ const json = (v: unknown) => JSON.stringify(v);
 export class ImportRepository {
   constructor(private readonly db: DbService) {}
 
-  insert(r: Pick<ImportRow, 'partner_id' | 'org_id' | 'format' | 'dry_run' | 'overwrite' | 'phases' | 'total_items' | 'plan' | 'report' | 'created_by' | 'actor_type' | 'actor_id' | 'scope'>): Promise<ImportRow | null> {
+  /** `plan_gz`: the plan as gzip-compressed JSON (see gzipPlan); the jsonb `plan` is left NULL. */
+  insert(r: Pick<ImportRow, 'partner_id' | 'org_id' | 'format' | 'dry_run' | 'overwrite' | 'phases' | 'total_items' | 'report' | 'created_by' | 'actor_type' | 'actor_id' | 'scope'> & { plan_gz: Buffer }): Promise<ImportRow | null> {
     return this.db.one<ImportRow>(
-      `INSERT INTO imports (partner_id, org_id, format, dry_run, overwrite, phases, total_items, plan, report, created_by, actor_type, actor_id, scope)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13::jsonb) RETURNING ${SUMMARY}, report, scope`,
-      [r.partner_id, r.org_id, r.format, r.dry_run, r.overwrite, r.phases, r.total_items, json(r.plan), json(r.report), r.created_by, r.actor_type, r.actor_id, json(r.scope)],
+      `INSERT INTO imports (partner_id, org_id, format, dry_run, overwrite, phases, total_items, plan_gz, report, created_by, actor_type, actor_id, scope)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::bytea, $9::jsonb, $10, $11, $12, $13::jsonb) RETURNING ${SUMMARY}, report, scope`,
+      [r.partner_id, r.org_id, r.format, r.dry_run, r.overwrite, r.phases, r.total_items, r.plan_gz, json(r.report), r.created_by, r.actor_type, r.actor_id, json(r.scope)],
     );
   }
 
@@ -104,12 +105,13 @@ export class ImportRepository {
    * a large export) is returned only when the caller does not hold it already; the report comes
    * with the items of the phases an earlier attempt committed (`pending`).
    */
-  claim(id: string, staleSeconds: number, withPlan: boolean): Promise<(ImportRow & { pending: Record<string, PhaseItems['items']> | null }) | null> {
+  claim(id: string, staleSeconds: number, withPlan: boolean): Promise<(ImportRow & { plan_gz: Buffer | null; pending: Record<string, PhaseItems['items']> | null }) | null> {
     return this.db.one(
       `UPDATE imports SET status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), heartbeat_at = now(),
               current_phase = phases[phases_completed + 1]
         WHERE id = $1 AND (status = 'queued' OR (status = 'running' AND heartbeat_at < now() - make_interval(secs => $2)))
-        RETURNING ${SUMMARY}, scope, report - 'pending' AS report, report->'pending' AS pending, CASE WHEN $3 THEN plan END AS plan`,
+        RETURNING ${SUMMARY}, scope, report - 'pending' AS report, report->'pending' AS pending,
+               CASE WHEN $3 THEN plan END AS plan, CASE WHEN $3 THEN plan_gz END AS plan_gz`,
       [id, staleSeconds, withPlan],
     );
   }
@@ -130,37 +132,45 @@ export class ImportRepository {
 
   /**
    * Records a committed phase: counts, timings, the phase now running, and the phase's own report
-   * items under `pending.<phase>`. Only this phase's items travel, so the cost of a phase's
-   * bookkeeping follows that phase, not everything before it (issue 30: rewriting the whole
-   * report at every phase cost seconds on a 60,000-record document). `items` null: a dry run,
-   * whose items are never resumed.
+   * items as a row of import_phase_items, written once. Nothing of the job row grows with the
+   * document (issue 30: accumulating the items in the job's report made each phase commit, and
+   * each progress poll, read and rewrite megabytes: 3-5 s per phase boundary on a 60,000-record
+   * document). `items` null: a dry run, whose items are never resumed.
    */
   async progress(
     id: string,
     p: { phasesCompleted: number; next: PhaseName | null; processed: number; summary: ImportReport['summary']; phases: ImportReport['phases']; timings: ImportRow['timings']; phase: PhaseName; items: PhaseItems['items'] | null },
   ): Promise<void> {
     await this.db.exec(
-      `UPDATE imports
+      `WITH items AS (
+         INSERT INTO import_phase_items (import_id, ordinal, phase, items)
+         SELECT $1::uuid, $2::int - 1, $9::text, $8::json WHERE $10::boolean
+       )
+       UPDATE imports
           SET phases_completed = $2, current_phase = $3, processed_items = $4, timings = $5::jsonb, heartbeat_at = now(),
-              report = CASE WHEN $8::jsonb IS NULL THEN report ELSE jsonb_set(report || jsonb_build_object('pending', coalesce(report->'pending', '{}')), ARRAY['pending', $9], $8::jsonb) END
-                       || jsonb_build_object('summary', $6::jsonb, 'phases', $7::jsonb)
+              report = report || jsonb_build_object('summary', $6::jsonb, 'phases', $7::jsonb)
         WHERE id = $1`,
-      [id, p.phasesCompleted, p.next, p.processed, json(p.timings), json(p.summary), json(p.phases), p.items ? json(p.items) : null, p.phase],
+      [id, p.phasesCompleted, p.next, p.processed, json(p.timings), json(p.summary), json(p.phases), p.items ? json(p.items) : null, p.phase, p.items !== null],
     );
   }
 
-  /** Ends a job; the plan (contact details included) is dropped with it. */
+  /** The report items of the phases a real run committed, in phase order (see progress). */
+  phaseItems(id: string): Promise<{ phase: PhaseName; items: PhaseItems['items'] }[]> {
+    return this.db.rows(`SELECT phase, items FROM import_phase_items WHERE import_id = $1 ORDER BY ordinal`, [id]);
+  }
+
+  /**
+   * Ends a job; the plan (contact details included) is dropped with it. `report`: what the
+   * import_phase_items rows do not hold already (the items of a real run's phases are read from
+   * there, see ImportService.get).
+   */
   async finish(id: string, f: { status: 'completed' | 'failed'; report: ImportReport; timings: ImportRow['timings']; error: ImportRow['error']; processed?: number }): Promise<void> {
     await this.db.exec(
       `UPDATE imports SET status = $2, report = $3::jsonb, timings = $4::jsonb, error = $5::jsonb, processed_items = coalesce($6, processed_items),
-              current_phase = NULL, plan = NULL, finished_at = now()
+              current_phase = NULL, plan = NULL, plan_gz = NULL, finished_at = now()
         WHERE id = $1`,
       [id, f.status, json(f.report), json(f.timings), f.error ? json(f.error) : null, f.processed ?? null],
     );
-  }
-
-  plan(id: string): Promise<{ plan: ImportPlan | null } | null> {
-    return this.db.one(`SELECT plan FROM imports WHERE id = $1`, [id]);
   }
 
   matches(importId: string): Promise<MatchRow[]> {

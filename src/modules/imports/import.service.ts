@@ -13,7 +13,8 @@ import { interchangeProblems } from './document/interchange.validator';
 import type { InterchangeDocument } from './document/interchange.types';
 import { IMPORT_BODY_DEPTH, IMPORT_BODY_LIMITS, IMPORT_JSON_MEDIA_TYPE } from './import-body.middleware';
 import { bodyBoundsProblem } from '../../common/pipes/body-bounds';
-import { emptyReport, zeroCounts } from './import-report';
+import { emptyReport, REPORT_LISTS, zeroCounts } from './import-report';
+import { zipPlan } from './import-plan.store';
 import { ImportJob } from './import.job';
 import { ImportErrors } from './import.errors';
 import type { CreateImportQueryDto, ImportDto, ImportListDto, ImportMatchDto, ImportMatchListDto, ImportMatchResponseDto, ImportResponseDto, ListImportsQueryDto } from './import.dto';
@@ -98,6 +99,7 @@ export class ImportService implements OnApplicationBootstrap {
   async create(principal: Principal, q: CreateImportQueryDto, upload: ImportUpload): Promise<ImportResponseDto> {
     const { plan, orgId } = this.plan(principal, q, upload);
     const sizes = phaseSizes(plan);
+    const planGz = await zipPlan(plan);
     const row = await this.tx.run(scopeOf(principal), async () => {
       if (plan.format === 'interchange') await this.requireWholePartner(principal);
       const created = await this.repo.insert({
@@ -108,7 +110,7 @@ export class ImportService implements OnApplicationBootstrap {
         overwrite: q.overwrite ?? false,
         phases: plan.phases,
         total_items: plan.phases.reduce((n, p) => n + sizes[p], 0),
-        plan,
+        plan_gz: planGz,
         report: emptyReport(plan.phases, { dryRun: q.dryRun ?? false, overwrite: q.overwrite ?? false }),
         created_by: principal.userId,
         actor_type: principal.kind === 'api_key' ? 'api_key' : 'user',
@@ -139,7 +141,13 @@ export class ImportService implements OnApplicationBootstrap {
     const row = await this.repo.find(id);
     if (!row) throw ImportErrors.notFound();
     const finished = row.status === 'completed' || row.status === 'failed';
-    return { success: true, import: { ...toImportDto(row), report: finished ? row.report : null } };
+    if (!finished) return { success: true, import: { ...toImportDto(row), report: null } };
+    // The job's report, then the items of each phase a real run committed, in phase order.
+    const report = { ...row.report };
+    for (const { items } of await this.repo.phaseItems(id)) {
+      for (const k of REPORT_LISTS) if (items[k]?.length) report[k] = [...(report[k] ?? []), ...items[k]] as never;
+    }
+    return { success: true, import: { ...toImportDto(row), report } };
   }
 
   async matches(principal: Principal, id: string): Promise<ImportMatchListDto> {

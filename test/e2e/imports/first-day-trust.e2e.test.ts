@@ -136,6 +136,39 @@ describe('an import an MSP can trust on its first day', () => {
     expect(find(res.report.updated, 'customers[0].scripts[0]')).toMatchObject({ fields: ['runAs', 'timeoutSeconds'] });
   });
 
+  it('writes each phase its report items once, in a row of their own, and still reports every record in phase order', async () => {
+    const done = await runImport(
+      t,
+      auth,
+      doc('bookkeeping', [
+        {
+          externalId: 'bk',
+          name: 'Bookkeeping Co',
+          devices: [{ externalId: 'bk-d1', hostname: 'BK-1', osType: 'linux' }, { externalId: 'bk-d2', hostname: 'BK-2', osType: 'windows' }],
+          contacts: [{ externalId: 'bk-p1', name: 'Book Keeper', email: 'keeper@bk.example' }],
+        },
+      ]),
+    );
+    expect(done.status).toBe('completed');
+    // The job row does not grow with the document: no items accumulate in it, and the plan is gone.
+    const [row] = await ownerQuery<{ pending: boolean; created: number; plan_dropped: boolean }>(
+      `SELECT report ? 'pending' AS pending, jsonb_array_length(report->'created') AS created, plan IS NULL AND plan_gz IS NULL AS plan_dropped FROM imports WHERE id = $1`,
+      [done.id],
+    );
+    expect(row).toEqual({ pending: false, created: 0, plan_dropped: true });
+    const stored = await ownerQuery<{ phase: string }>(`SELECT phase FROM import_phase_items WHERE import_id = $1 ORDER BY ordinal`, [done.id]);
+    expect(stored.map((r) => r.phase)).toEqual(done.report.phases.map((p) => p.name));
+    // The report, read back: every record once, phase by phase.
+    expect(done.report.created.map((i) => `${i.kind} ${i.ref}`)).toEqual([
+      'organization customers[0]',
+      'site customers[0]',
+      'device customers[0].devices[0]',
+      'device customers[0].devices[1]',
+      'contact customers[0].contacts[0]',
+    ]);
+    expect(done.counts.created).toBe(5);
+  });
+
   it('shows the same pendingMatches in the list as on the import itself', async () => {
     await request(t.http).post('/api/v1/contacts').set('Authorization', adminA).send({ orgId: ids.orgA, name: 'Held Back Person', email: 'held.back@a.example' }).expect(201);
     const held = await runImport(t, adminA, 'externalId,name,email\nhb-1,H. Back,held.back@a.example\n', { type: 'contacts' });
