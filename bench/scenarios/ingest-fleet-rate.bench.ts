@@ -4,7 +4,7 @@ import type { CustomResult, Scenario } from '../bench.types';
 import { seedColdOrg } from './ingest-cold-start.bench';
 import { openLoop, promptBody, startChild, waitUntil } from './ingest.bench';
 
-const DEVICES = 400;
+const DEVICES = Number(process.env.BENCH_FLEET_DEVICES ?? 400);
 const RULES = 1000;
 /** A fleet's real rate is a few prompts a second; 100/s is a large fleet's busy minute. */
 const RATE = 100;
@@ -29,7 +29,9 @@ function ruleBody(orgId: string, i: number): string {
  * 100 prompts a second, evenly spaced, from 400 agents, against an instance started moments
  * before: its first 3 seconds (agents it has never seen), then, right after 1,000 rules are created
  * through the API, each of the first 3 seconds and the worst second of the minute that follows.
- * Latency counts from the moment each request was due. No ANALYZE by hand.
+ * Latency counts from the moment each request was due. No ANALYZE by hand. For finding a cliff's
+ * cause: BENCH_FLEET_DEVICES (default 400) and BENCH_FLEET_POOL (the instance's DATABASE_POOL_SIZE)
+ * change the fleet and the pool; BENCH_FLEET_STEADY_SECONDS (default 60) the steady minute.
  */
 export const scenario: Scenario = {
   name: `agent ingest at a fleet's rate: ${RATE}/s open loop, second by second, after a start and after ${RULES} rules (${DEVICES} devices)`,
@@ -43,7 +45,7 @@ export const scenario: Scenario = {
     };
 
     const port = await freePort();
-    const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, PORT: String(port) });
+    const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, ...(process.env.BENCH_FLEET_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_FLEET_POOL } : {}), PORT: String(port) });
     const url = `http://127.0.0.1:${port}`;
     try {
       await waitUntil(service, async () => (await fetch(`${url}/api/v1/health/ready`)).ok);
