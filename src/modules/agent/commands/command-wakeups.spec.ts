@@ -1,5 +1,6 @@
 import type { PgListener } from '../../../infra/database/pg-listener.service';
 import { DrainState } from '../../health/drain-state';
+import type { MetricsService } from '../../../infra/metrics/metrics.service';
 import { AGENT_COMMANDS_CHANNEL, CommandWakeups, FALLBACK_POLL_MS } from './command-wakeups';
 
 /** A listener whose connection state the test sets, and whose notifications and reconnections it sends. */
@@ -23,7 +24,7 @@ describe('CommandWakeups (the held waits of one instance)', () => {
     jest.useFakeTimers();
     fake = fakeListener();
     drain = new DrainState();
-    hub = new CommandWakeups(fake.listener as unknown as PgListener, drain);
+    hub = new CommandWakeups(fake.listener as unknown as PgListener, drain, { gauge: () => undefined } as unknown as MetricsService);
     hub.onModuleInit();
   });
   afterEach(() => jest.useRealTimers());

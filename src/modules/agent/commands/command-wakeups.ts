@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { PgListener } from '../../../infra/database/pg-listener.service';
 import { DrainState } from '../../health/drain-state';
+import { MetricsService } from '../../../infra/metrics/metrics.service';
 
 /** The notification channel a queued command is announced on (migration 1763702200000), payload `<org id>:<device id>`. */
 export const AGENT_COMMANDS_CHANNEL = 'agent_commands';
@@ -76,9 +77,11 @@ export class CommandWakeups implements OnModuleInit {
   constructor(
     private readonly listener: PgListener,
     private readonly drainState: DrainState,
+    private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
+    this.metrics.gauge('rmm_agent_command_waits', "Agents' command waits held open on this instance (GET /agents/:id/commands?wait=)", [], () => [{ labels: {}, value: this.count }]);
     this.listener.on(AGENT_COMMANDS_CHANNEL, (payload) => this.wake(payload));
     this.listener.onConnected(() => this.wakeAll());
     this.drainState.onStart(() => this.drainAll());
