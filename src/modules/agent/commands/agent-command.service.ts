@@ -56,6 +56,8 @@ export class AgentCommandService {
     gone?.addEventListener('abort', leave);
     try {
       for (;;) {
+        // An agent that went away takes nothing: what it would be handed would reach no one until redelivered.
+        if (gone?.aborted) return { commands: [] };
         const { commands, redeliverInMs } = await take();
         if (commands.length || gone?.aborted) return { commands: commands.map(toDto) };
         // An unacknowledged delivery falling due within the wait is read again then (at least once, even for a crashed agent).
