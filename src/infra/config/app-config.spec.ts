@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig, tracingSettings } from './app-config';
 
 /** Issue 15 item 6: `PORT=abc` answered with three range messages about a number nobody gave. */
 describe('numeric settings', () => {
@@ -125,5 +125,58 @@ describe('agent presence settings', () => {
   it('refuses a flush interval under 50 ms, and one that is not a whole number', () => {
     expect(() => read({ AGENT_PRESENCE_FLUSH_MS: '49' })).toThrow('AGENT_PRESENCE_FLUSH_MS must be a whole number from 50 to 3600000, not "49"');
     expect(() => read({ AGENT_PRESENCE_FLUSH_MS: '30s' })).toThrow('AGENT_PRESENCE_FLUSH_MS must be a whole number from 50 to 3600000, not "30s"');
+  });
+});
+
+/** Issue 29: tracing is off unless an OTLP endpoint is configured, with the standard OpenTelemetry variables. */
+describe('tracing settings', () => {
+  const secrets = { NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: 'k'.repeat(32), JWT_SECRET: 'j'.repeat(32) };
+  const read = (env: Record<string, string>) => loadConfig({ ...secrets, ...env }).tracing;
+
+  it('is off without an endpoint, whatever the sampler variables say', () => {
+    expect(read({})).toBeNull();
+    expect(read({ OTEL_TRACES_SAMPLER: 'jaeger_remote', OTEL_TRACES_SAMPLER_ARG: 'endpoint=http://x' })).toBeNull();
+  });
+
+  it('sends to /v1/traces under OTEL_EXPORTER_OTLP_ENDPOINT, every request sampled unless its caller decided otherwise', () => {
+    expect(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318' })).toEqual({ tracesUrl: 'http://otel-collector:4318/v1/traces', sampler: 'parentbased_always_on', samplerRatio: 1 });
+    expect(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://tempo.example/otlp/' })?.tracesUrl).toBe('https://tempo.example/otlp/v1/traces');
+  });
+
+  it('takes OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as the traces URL itself, ahead of the base', () => {
+    expect(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/custom/traces' })?.tracesUrl).toBe('http://b:4318/custom/traces');
+  });
+
+  it('refuses an endpoint that is not an http(s) URL, or that holds credentials, without repeating it', () => {
+    expect(() => read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL/);
+    expect(() => read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT is not a URL/);
+    let message = '';
+    try {
+      read({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://user:s3cret@collector.example/v1/traces' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must not hold a user name or password: send credentials as headers with OTEL_EXPORTER_OTLP_HEADERS/);
+    expect(message).not.toContain('s3cret');
+  });
+
+  it('reads the standard samplers, and a ratio from 0 to 1 at both edges', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    expect(read({ ...endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.25 });
+    expect(read({ ...endpoint, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' })?.samplerRatio).toBe(0);
+    expect(read({ ...endpoint, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' })?.samplerRatio).toBe(1);
+  });
+
+  it('refuses an unknown sampler and a ratio past either edge or not a number', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    expect(() => read({ ...endpoint, OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(/OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio/);
+    for (const arg of ['1.01', '-0.1', 'half', '1e-1']) {
+      expect(() => read({ ...endpoint, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: arg })).toThrow(/OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/);
+    }
+  });
+
+  it('is read the same way before the configuration is loaded, from the same variables', () => {
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }));
+    expect(tracingSettings({})).toBeNull();
   });
 });

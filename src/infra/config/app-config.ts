@@ -25,6 +25,10 @@ const EnvInt = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     },
   });
 
+/** The OpenTelemetry specification's built-in samplers (OTEL_TRACES_SAMPLER). */
+const TRACE_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export type TraceSamplerName = (typeof TRACE_SAMPLERS)[number];
+
 /** The raw environment, validated at boot. Nothing outside src/infra/config reads process.env. */
 class EnvVars {
   @IsOptional() @IsIn(['development', 'production', 'test']) NODE_ENV?: string;
@@ -69,6 +73,10 @@ class EnvVars {
   @IsOptional() @Transform(toInt) @EnvInt(100, 86400000) AGENT_ONLINE_THRESHOLD_MS?: number;
   @IsOptional() @IsString() TRUST_PROXY?: string;
   @IsOptional() @IsString() @MinLength(32, { message: 'METRICS_TOKEN must be at least 32 characters' }) METRICS_TOKEN?: string;
+  @IsOptional() @IsString() OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  @IsOptional() @IsString() OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+  @IsOptional() @IsString() OTEL_TRACES_SAMPLER?: string;
+  @IsOptional() @IsString() OTEL_TRACES_SAMPLER_ARG?: string;
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +160,17 @@ export interface AppConfig {
    * 404 and other environments answer callers on this machine only (docs/operations.md, "Metrics").
    */
   metricsToken?: string;
+  /** Where spans are sent (OTLP over HTTP); unset, tracing is off and none of it is loaded (docs/operations.md, "Traces"). */
+  tracing: TracingSettings | null;
+}
+
+export interface TracingSettings {
+  /** The OTLP/HTTP traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  tracesUrl: string;
+  /** Which traces are recorded: OTEL_TRACES_SAMPLER, default `parentbased_always_on` (every request, and a caller's decision honoured). */
+  sampler: TraceSamplerName;
+  /** The share of traces a `traceidratio` sampler records, 0 to 1 (OTEL_TRACES_SAMPLER_ARG, default 1). */
+  samplerRatio: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -217,6 +236,42 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function developmentAppRolePassword(dataDir: string = defaultDataDir()): string {
   return devSecret(dataDir, 'DATABASE_APP_PASSWORD', 'DATABASE_APP_URL is not set (password of the request role app_user)');
+}
+
+/**
+ * Tracing from the standard OpenTelemetry variables, or null when no OTLP endpoint is set. As the
+ * OpenTelemetry specification says, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the traces URL itself and
+ * OTEL_EXPORTER_OTLP_ENDPOINT a base to which `v1/traces` is appended; the first wins. The sampler
+ * variables are read only when tracing is on (a cluster may set them for other services). Read on
+ * its own, before anything else is loaded (src/infra/tracing/tracing.ts), and again by loadConfig,
+ * which refuses a malformed value. No message repeats an endpoint: it may hold a credential.
+ */
+export function tracingSettings(env: NodeJS.ProcessEnv = process.env): TracingSettings | null {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!traces && !base) return null;
+  const name = traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const refuse = (why: string) =>
+    new ConfigError(`Invalid configuration:\n  - ${name} ${why} (${traces ? 'the OTLP/HTTP traces URL, for example http://otel-collector:4318/v1/traces' : "the collector's OTLP/HTTP address, for example http://otel-collector:4318"})`);
+  let url: URL;
+  try {
+    url = new URL((traces || base) as string);
+  } catch {
+    throw refuse('is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('must be an http or https URL');
+  if (url.username || url.password) throw refuse('must not hold a user name or password: send credentials as headers with OTEL_EXPORTER_OTLP_HEADERS');
+  if (!traces) url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/traces`;
+  const sampler = (env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on') as TraceSamplerName;
+  if (!TRACE_SAMPLERS.includes(sampler)) {
+    throw new ConfigError(`Invalid configuration:\n  - OTEL_TRACES_SAMPLER must be one of ${TRACE_SAMPLERS.join(', ')}, not ${JSON.stringify(sampler.slice(0, 32))}`);
+  }
+  const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  const samplerRatio = arg ? Number(arg) : 1;
+  if (arg && (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(arg) || !(samplerRatio >= 0 && samplerRatio <= 1))) {
+    throw new ConfigError(`Invalid configuration:\n  - OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (the share of traces recorded), not ${JSON.stringify(String(arg).slice(0, 32))}`);
+  }
+  return { tracesUrl: url.toString(), sampler, samplerRatio };
 }
 
 /** Why a production DATABASE_APP_URL is unacceptable, or null. */
@@ -326,6 +381,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       `Invalid configuration:\n  - AGENT_ONLINE_THRESHOLD_MS (${agentOnlineThresholdMs}) must be more than twice AGENT_PRESENCE_FLUSH_MS (${agentPresenceFlushMs}), or agents that call steadily would show offline`,
     );
   }
+  const tracing = tracingSettings({
+    OTEL_EXPORTER_OTLP_ENDPOINT: vars.OTEL_EXPORTER_OTLP_ENDPOINT,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    OTEL_TRACES_SAMPLER: vars.OTEL_TRACES_SAMPLER,
+    OTEL_TRACES_SAMPLER_ARG: vars.OTEL_TRACES_SAMPLER_ARG,
+  });
   const publicUrl = (vars.PUBLIC_URL ?? vars.PUBLIC_APP_URL ?? vars.DASHBOARD_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
   try {
     new URL(publicUrl);
@@ -371,6 +432,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     agentCommandRedeliverSeconds: vars.AGENT_COMMAND_REDELIVER_SECONDS ?? 30,
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     metricsToken: vars.METRICS_TOKEN || undefined,
+    tracing,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
     agentPresenceFlushMs,
     agentOnlineThresholdMs,
