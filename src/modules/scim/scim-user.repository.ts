@@ -31,12 +31,18 @@ export interface ConnectionScope {
  * membership's state (a deprovisioned membership is suspended). Built with fixed SQL text; a
  * filter contributes only its parameterised expression over these column aliases.
  */
+/** What a person of the connection is as a SCIM resource, from `m` (membership), `u` (account) and `su` (the connection's row). */
+const ROW_COLUMNS = `u.id, u.email, coalesce(su.user_name, u.email) AS user_name, coalesce(su.display_name, u.name) AS name, su.given_name, su.family_name,
+          u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at`;
+
+const MEMBERSHIPS = (scope: ConnectionScope): string => (scope.orgId ? 'organization_memberships' : 'partner_memberships');
+const MEMBERSHIP_TENANT = (scope: ConnectionScope): string => (scope.orgId ? 'org_id' : 'partner_id');
+
 const UNIVERSE = (scope: ConnectionScope): string =>
-  `SELECT u.id, u.email, coalesce(su.user_name, u.email) AS user_name, coalesce(su.display_name, u.name) AS name, su.given_name, su.family_name,
-          u.status AS user_status, su.external_id, m.suspended_at IS NULL AS active, u.created_at, greatest(u.updated_at, su.updated_at) AS updated_at
-     FROM ${scope.orgId ? 'organization_memberships' : 'partner_memberships'} m JOIN users u ON u.id = m.user_id
+  `SELECT ${ROW_COLUMNS}
+     FROM ${MEMBERSHIPS(scope)} m JOIN users u ON u.id = m.user_id
      LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
-    WHERE m.${scope.orgId ? 'org_id' : 'partner_id'} = $2 AND su.deleted_at IS NULL`;
+    WHERE m.${MEMBERSHIP_TENANT(scope)} = $2 AND su.deleted_at IS NULL`;
 
 /**
  * The people a lookup can only be among, so that it reads them by index instead of the whole
@@ -180,19 +186,26 @@ export class ScimUserRepository {
   /**
    * Links the person to the connection (again, after a delete), with the connection's own attributes
    * in the same statement: `externalId` and each profile field undefined leave what is stored.
+   * Answers the person as the connection now sees them (what get() would read after it), so that
+   * a POST needs no second read; null when they hold no membership in the connection's tenant.
    */
-  link(scope: ConnectionScope, userId: string, externalId: string | null | undefined, profile: ScimProfile = {}): Promise<number> {
+  link(scope: ConnectionScope, userId: string, externalId: string | null | undefined, profile: ScimProfile = {}): Promise<ScimUserRow | null> {
     const given = givenColumns(profile);
-    return this.db.exec(
-      `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id, user_name, display_name, given_name, family_name)
-       VALUES ($1, $2, $3, $4, $5, $7, $8, $9, $10)
-       ON CONFLICT (connection_id, user_id) DO UPDATE SET
-         external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END,
-         user_name = CASE WHEN 'user_name' = ANY ($11::text[]) THEN EXCLUDED.user_name ELSE scim_users.user_name END,
-         display_name = CASE WHEN 'display_name' = ANY ($11::text[]) THEN EXCLUDED.display_name ELSE scim_users.display_name END,
-         given_name = CASE WHEN 'given_name' = ANY ($11::text[]) THEN EXCLUDED.given_name ELSE scim_users.given_name END,
-         family_name = CASE WHEN 'family_name' = ANY ($11::text[]) THEN EXCLUDED.family_name ELSE scim_users.family_name END,
-         deleted_at = NULL, updated_at = now()`,
+    return this.db.one<ScimUserRow>(
+      `WITH su AS (
+         INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, external_id, user_name, display_name, given_name, family_name)
+         VALUES ($1, $2, $3, $4, $5, $7, $8, $9, $10)
+         ON CONFLICT (connection_id, user_id) DO UPDATE SET
+           external_id = CASE WHEN $6 THEN EXCLUDED.external_id ELSE scim_users.external_id END,
+           user_name = CASE WHEN 'user_name' = ANY ($11::text[]) THEN EXCLUDED.user_name ELSE scim_users.user_name END,
+           display_name = CASE WHEN 'display_name' = ANY ($11::text[]) THEN EXCLUDED.display_name ELSE scim_users.display_name END,
+           given_name = CASE WHEN 'given_name' = ANY ($11::text[]) THEN EXCLUDED.given_name ELSE scim_users.given_name END,
+           family_name = CASE WHEN 'family_name' = ANY ($11::text[]) THEN EXCLUDED.family_name ELSE scim_users.family_name END,
+           deleted_at = NULL, updated_at = now()
+         RETURNING *
+       )
+       SELECT ${ROW_COLUMNS}
+         FROM su JOIN users u ON u.id = su.user_id JOIN ${MEMBERSHIPS(scope)} m ON m.user_id = su.user_id AND m.${MEMBERSHIP_TENANT(scope)} = $12`,
       [
         scope.connectionId,
         scope.orgId,
@@ -205,6 +218,7 @@ export class ScimUserRepository {
         profile.givenName ?? null,
         profile.familyName ?? null,
         given,
+        scope.orgId ?? scope.partnerId,
       ],
     );
   }

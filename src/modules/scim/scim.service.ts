@@ -186,10 +186,12 @@ export class ScimService {
       return existing.id;
     });
     await this.accounts.addOrgMember(orgId, userId, roleId);
-    await this.users.link(scope, userId, input.externalId ?? null, { userName, ...this.names(input) });
-    if (input.active === false) await this.deactivate(p, scope, userId);
+    let row = await this.users.link(scope, userId, input.externalId ?? null, { userName, ...this.names(input) });
+    if (input.active === false) {
+      await this.deactivate(p, scope, userId);
+      row = await this.users.get(scope, userId);
+    }
     await this.audit.record({ action: 'scim.user.create', orgId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId, roleId } });
-    const row = await this.users.get(scope, userId);
     return this.toUser(row!);
   }
 
@@ -200,10 +202,12 @@ export class ScimService {
    */
   private async restoreUser(p: Principal, scope: ConnectionScope, userId: string, userName: string, input: UserInput): Promise<Record<string, unknown>> {
     await this.requireMayActOn(p, scope, userId);
-    await this.users.link(scope, userId, input.externalId ?? null, { userName, ...this.names(input) });
-    if (input.active !== false && (await this.accounts.reactivate(scope, userId, scope.connectionId))) this.forgetAfterCommit(userId);
+    const linked = await this.users.link(scope, userId, input.externalId ?? null, { userName, ...this.names(input) });
+    const reactivated = input.active !== false && (await this.accounts.reactivate(scope, userId, scope.connectionId));
+    if (reactivated) this.forgetAfterCommit(userId);
     await this.audit.record({ action: 'scim.user.restore', orgId: scope.orgId, partnerId: scope.partnerId, resourceType: 'user', resourceId: userId, details: { connectionId: scope.connectionId } });
-    return this.toUser((await this.users.get(scope, userId))!);
+    // A reactivation changed the membership after the link read it.
+    return this.toUser((reactivated ? await this.users.get(scope, userId) : linked)!);
   }
 
   async replaceUser(p: Principal, id: string, body: unknown, ifMatch?: string): Promise<Record<string, unknown>> {
