@@ -1,3 +1,5 @@
+// First: when an OTLP endpoint is configured, tracing must patch Express and pg before they load.
+import './infra/tracing/tracing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { INestApplication, Logger } from '@nestjs/common';
 import { JobsService } from './infra/jobs/jobs.service';
+import { stopTracing } from './infra/tracing/tracing-state';
 import { DrainState } from './modules/health/drain-state';
 import { ImportJob } from './modules/imports/import.job';
 import { PushOutboxWorker } from './modules/pam/approvals/push/push-outbox.worker';
@@ -17,6 +18,8 @@ const BACKGROUND_JOBS = [ElevationExpiryJob, PushOutboxWorker, DomainRecheckJob,
 
 /** Past the grace period, the closing steps (pools, Redis) get this long before the process exits 1 regardless. */
 export const SHUTDOWN_CLOSE_MARGIN_MS = 5_000;
+/** How long the last spans get to reach the collector: within the margin above, so a collector that does not answer costs the stop this at most. */
+export const TRACE_FLUSH_MS = 3_000;
 
 export interface ShutdownOptions {
   /** From the signal to the end of in-flight requests, job runs and after-response tasks. */
@@ -40,7 +43,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *    left are cut (logged);
  * 4. the workers' current runs end (also bounded by the deadline), then the application closes once:
  *    after-response tasks drain (until the deadline), Redis quits, the database pool ends;
- * 5. exit 0. A second signal during the stop exits at once with 128 + the signal number.
+ * 5. with tracing on, the spans still buffered are exported (at most TRACE_FLUSH_MS);
+ * 6. exit 0. A second signal during the stop exits at once with 128 + the signal number.
  * Returns the stop function, for tests and for callers that stop without a signal.
  */
 export function installGracefulShutdown(app: INestApplication, opts: ShutdownOptions): (signal: string) => Promise<void> {
@@ -90,6 +94,7 @@ export function installGracefulShutdown(app: INestApplication, opts: ShutdownOpt
       if (!jobsDone) logger.warn('Background job runs still going at the deadline; another instance takes their work over');
       await app.close();
       await opts.afterClose?.();
+      await stopTracing(TRACE_FLUSH_MS);
       logger.log(`Stopped in ${Date.now() - started} ms`);
     } catch (err) {
       logger.error(`Stop failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -2,9 +2,10 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import type { AppConfig } from '../config/app-config';
+import { loadConfig, type AppConfig } from '../config/app-config';
 import { requestContextMiddleware } from '../context/request-context';
-import { pinoOptions, requestId, requestLogger } from './logging';
+import { installTracing, stopTracing } from '../tracing/tracing-state';
+import { logFormat, pinoOptions, prettyOutput, requestId, requestLogger } from './logging';
 
 /** Every JSON line written through the options, parsed. */
 function capture(): { stream: Writable; lines: Record<string, unknown>[] } {
@@ -134,5 +135,65 @@ describe('the request line', () => {
 
   it('is not written at LOG_LEVEL=warn, a 5xx included', async () => {
     expect(await serve('warn', ['/ok', '/fail'])).toEqual([]);
+  });
+});
+
+describe('trace ids in log lines', () => {
+  afterEach(() => stopTracing(0));
+
+  it('marks a line written while a span is active with its trace and span ids, beside the request id', () => {
+    const { stream, lines } = capture();
+    const logger = pino(pinoOptions(config('info')), stream);
+    let active: { trace_id: string; span_id: string } | undefined;
+    installTracing({ activeIds: () => active, shutdown: () => Promise.resolve() });
+    const req = { id: 'req-7', ip: '127.0.0.1' } as unknown as Parameters<typeof requestContextMiddleware>[0];
+    active = { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331' };
+    requestContextMiddleware(req, {} as Parameters<typeof requestContextMiddleware>[1], () => logger.info('in a traced request'));
+    logger.info('in a span, outside any request');
+    active = undefined;
+    logger.info('outside any span');
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'in a traced request', reqId: 'req-7', trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331' }),
+      expect.objectContaining({ msg: 'in a span, outside any request', trace_id: '0af7651916cd43dd8448eb211c80319c' }),
+      expect.not.objectContaining({ trace_id: expect.anything() }),
+    ]);
+  });
+
+  it('writes no trace ids while tracing is off, nor after it has stopped', async () => {
+    const { stream, lines } = capture();
+    const logger = pino(pinoOptions(config('info')), stream);
+    logger.info('off');
+    installTracing({ activeIds: () => ({ trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331' }), shutdown: () => Promise.resolve() });
+    await stopTracing(0);
+    logger.info('stopped');
+    expect(lines.map((l) => 'trace_id' in l)).toEqual([false, false]);
+  });
+});
+
+describe('log format', () => {
+  it('is readable in development on a terminal, NODE_ENV unset included', () => {
+    expect(logFormat('development', true)).toBe('pretty');
+    const unset = loadConfig({ SECRET_ENCRYPTION_KEY: 'k'.repeat(32), JWT_SECRET: 'j'.repeat(32) });
+    expect(logFormat(unset.nodeEnv, true)).toBe('pretty');
+  });
+
+  it('is JSON when standard output is not a terminal, even in development', () => {
+    expect(logFormat('development', false)).toBe('json');
+  });
+
+  it('is JSON in production and in tests, even on a terminal', () => {
+    expect(logFormat('production', true)).toBe('json');
+    expect(logFormat('test', true)).toBe('json');
+  });
+
+  it('writes a pretty line per entry: time, level, context and message, then the other fields, on one line', () => {
+    const written: string[] = [];
+    const out = prettyOutput((text) => written.push(text))!;
+    const logger = pino({ ...pinoOptions(config('info')), base: { pid: 1, hostname: 'h' } }, out);
+    logger.info({ context: 'Shutdown', reqId: 'req-9' }, 'SIGTERM: draining');
+    expect(written).toHaveLength(1);
+    const line = written[0].replace(/\x1b\[[0-9;]*m/g, '');
+    expect(line).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: \[Shutdown\] SIGTERM: draining \{"reqId":"req-9"\}\n$/);
+    expect(() => JSON.parse(written[0])).toThrow();
   });
 });

@@ -5,6 +5,7 @@ import pino, { type Logger, type LoggerOptions } from 'pino';
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config';
 import { RequestContext } from '../context/request-context';
+import { activeTraceIds } from '../tracing/tracing-state';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -56,19 +57,60 @@ const roots = new WeakMap<AppConfig, Logger>();
 export function rootLogger(config: AppConfig): Logger {
   let root = roots.get(config);
   if (!root) {
-    root = pino(pinoOptions(config));
+    const pretty = logFormat(config.nodeEnv, process.stdout.isTTY === true) === 'pretty' ? prettyOutput() : null;
+    root = pretty ? pino(pinoOptions(config), pretty) : pino(pinoOptions(config));
     roots.set(config, root);
   }
   return root;
 }
 
-/** JSON logs; credentials and secrets never reach them. */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * One line of JSON per entry, for log collectors, everywhere but a developer's terminal: there
+ * (development, NODE_ENV unset included, with standard output a terminal) a readable line per entry.
+ * Piped or redirected output stays JSON in development too, so `npm start | jq` and the tests read it.
+ */
+export function logFormat(nodeEnv: AppConfig['nodeEnv'], stdoutIsTerminal: boolean): LogFormat {
+  return nodeEnv === 'development' && stdoutIsTerminal ? 'pretty' : 'json';
+}
+
+/**
+ * pino-pretty's formatter, writing each entry synchronously as it is logged (so the start-up banner,
+ * written to standard output after the start-up lines, still comes last). Null when pino-pretty is
+ * not installed (it is a development dependency: the production image has none), which means JSON.
+ */
+export function prettyOutput(write: (text: string) => unknown = (text) => process.stdout.write(text)): { write(line: string): void } | null {
+  let pinoPretty: typeof import('pino-pretty');
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    pinoPretty = require('pino-pretty') as typeof import('pino-pretty');
+  } catch {
+    return null;
+  }
+  const format = pinoPretty.prettyFactory({
+    colorize: pinoPretty.isColorSupported,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,context',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+    singleLine: true,
+  });
+  return { write: (line) => void write(format(line)) };
+}
+
+/**
+ * JSON logs; credentials and secrets never reach them. A line written while a request is served
+ * carries its id (`reqId`), and with tracing on, the ids of the active span (`trace_id`, `span_id`:
+ * search the trace back-end for the trace of a request seen in the logs, and the reverse).
+ */
 export function pinoOptions(config: AppConfig): LoggerOptions {
   return {
     level: config.logLevel,
     hooks: { logMethod: demoteStartupInventory },
     mixin: () => {
       const reqId = RequestContext.requestId();
+      const trace = activeTraceIds();
+      if (trace) return reqId ? { reqId, ...trace } : trace;
       return reqId ? { reqId } : {};
     },
     redact: {
