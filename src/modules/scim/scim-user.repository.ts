@@ -86,6 +86,12 @@ export interface ProvisioningFacts {
   defaultRoleId: string | null;
   /** Null when the default role is not a role of the connection's organization. */
   defaultRolePermissions: string[] | null;
+  /**
+   * Whether the acting administrator may grant the default role on every site of the organization:
+   * the rule of acting on a person (the database's app_may_grant, the one PersonAuthorityService
+   * asks), asked in this statement so that a POST costs no round trip of its own for it.
+   */
+  mayGrantDefaultRole: boolean;
   domainVerified: boolean;
 }
 
@@ -132,7 +138,7 @@ export class ScimUserRepository {
    * connection deleted under that address (a POST restores them), the connection's default role
    * with its permissions, and whether `domain` is a verified domain of the connection's organization.
    */
-  async provisioningFacts(scope: ConnectionScope, email: string, userName: string, domain: string): Promise<ProvisioningFacts> {
+  async provisioningFacts(scope: ConnectionScope, actorId: string | null, email: string, userName: string, domain: string): Promise<ProvisioningFacts> {
     const row = await this.db.one<ProvisioningFacts>(
       // One row whatever is found: the connection's own row is joined, not required.
       // One scan of the connection's people, over the few candidates read by index: planning each
@@ -144,9 +150,11 @@ export class ScimUserRepository {
               (SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
                 WHERE u.email_lower = lower($3::text) AND su.deleted_at IS NOT NULL LIMIT 1) AS "deletedId",
               c.default_role_id AS "defaultRoleId", r.permissions AS "defaultRolePermissions",
+              CASE WHEN r.permissions IS NULL OR $6::uuid IS NULL THEN false
+                   ELSE app_may_grant($6::uuid, c.org_id, NULL, r.permissions, NULL) IS TRUE END AS "mayGrantDefaultRole",
               EXISTS (SELECT 1 FROM sso_verified_domains d WHERE d.org_id = c.org_id AND d.domain = $5 AND d.verified) AS "domainVerified"
          FROM (SELECT 1) one LEFT JOIN scim_connections c ON c.id = $1 LEFT JOIN roles r ON r.id = c.default_role_id AND r.org_id = c.org_id`,
-      [...this.base(scope), email, userName, domain],
+      [...this.base(scope), email, userName, domain, actorId],
     );
     return row!;
   }

@@ -162,7 +162,7 @@ export class ScimService {
     if (input.email === undefined) throw ScimError.badRequest('invalidValue', 'A work email (emails) is required when userName is not an email address');
     const email = input.email;
     const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-    const facts = await this.users.provisioningFacts(scope, email, userName, domain);
+    const facts = await this.users.provisioningFacts(scope, p.userId, email, userName, domain);
     if (facts.taken) throw ScimError.conflict('A user with this userName already exists');
     if (facts.deletedId) return this.restoreUser(p, scope, facts.deletedId, userName, input);
     // Spec 1.6.4 (identity first): a partner connection never creates technicians.
@@ -170,9 +170,8 @@ export class ScimService {
     const orgId = scope.orgId;
     const roleId = facts.defaultRoleId;
     if (!roleId) throw ScimError.badRequest('invalidValue', 'The connection has no default role: an administrator must set one before users can be created');
-    const permissions = facts.defaultRolePermissions;
     // The delegation rule of JIT provisioning, re-checked now: the acting administrator must still be able to grant it, on every site.
-    if (!permissions || !(await this.authority.mayActOn(p.userId, p.userId!, { kind: 'grant', tenant: { orgId }, permissions, siteIds: null }))) {
+    if (!facts.mayGrantDefaultRole) {
       throw new ScimError(403, 'The administrator this connection acts for can no longer grant its default role');
     }
     if (!facts.domainVerified) {

@@ -22,6 +22,7 @@ describe('a SCIM connection acts on a person only within its administrator’s a
   f.roles!.push(
     { key: 'writerRoleA', scope: 'organization', organization: 'orgA', name: 'IT', permissions: ['organizations:read', 'organizations:write'] },
     { key: 'viewerRoleA', scope: 'organization', organization: 'orgA', name: 'Viewer', permissions: ['organizations:read'] },
+    { key: 'joinerRoleA', scope: 'organization', organization: 'orgA', name: 'Joiner', permissions: ['organizations:read'] },
     { key: 'onboardingRole', scope: 'partner', partner: 'partner', name: 'Onboarding', permissions: ['organizations:read', 'organizations:write'] },
     { key: 'tech2Role', scope: 'partner', partner: 'partner2', name: 'Admin', permissions: ['*'] },
   );
@@ -182,6 +183,39 @@ describe('a SCIM connection acts on a person only within its administrator’s a
       await ownerQuery(`DELETE FROM organization_membership_sites WHERE org_id = $1 AND user_id = $2`, [ids.orgA, ids.mallory]);
       await ownerQuery(`UPDATE organization_memberships SET site_restricted = false WHERE org_id = $1 AND user_id = $2`, [ids.orgA, ids.mallory]);
     }
+  });
+
+  it("creates no one once the connection's administrator can no longer grant its default role: restricted to a site, or the role grew", async () => {
+    const { token } = await connectionOf(ids.mallory, { defaultRoleId: ids.joinerRoleA });
+    const joiner = (name: string) => {
+      const email = `${name}-${uniq()}@${domain}`;
+      return { schemas: [USER], userName: email, emails: [{ value: email, type: 'work', primary: true }], active: true };
+    };
+    expect((await scim(token).post('/Users', joiner('allowed'))).status).toBe(201);
+    const changes: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
+      [
+        'restricted to one site',
+        () => ownerQuery(`UPDATE organization_memberships SET site_restricted = true WHERE org_id = $1 AND user_id = $2`, [ids.orgA, ids.mallory]),
+        () => ownerQuery(`UPDATE organization_memberships SET site_restricted = false WHERE org_id = $1 AND user_id = $2`, [ids.orgA, ids.mallory]),
+      ],
+      [
+        'the default role gained a permission she lacks',
+        () => ownerQuery(`UPDATE roles SET permissions = permissions || '{devices:execute}' WHERE id = $1`, [ids.joinerRoleA]),
+        () => ownerQuery(`UPDATE roles SET permissions = '{organizations:read}' WHERE id = $1`, [ids.joinerRoleA]),
+      ],
+    ];
+    for (const [what, take, give] of changes) {
+      await take();
+      try {
+        const body = joiner('refused');
+        const res = await scim(token).post('/Users', body);
+        expect({ what, status: res.status, schemas: res.body.schemas }).toEqual({ what, status: 403, schemas: [ERROR] });
+        expect(await ownerQuery(`SELECT 1 FROM users WHERE email_lower = lower($1)`, [body.emails[0].value])).toEqual([]);
+      } finally {
+        await give();
+      }
+    }
+    expect((await scim(token).post('/Users', joiner('allowed-again'))).status).toBe(201);
   });
 
   it("finding 7: renaming to another tenant's address answers exactly as renaming to a free one", async () => {

@@ -108,8 +108,9 @@ describe('SCIM repositories', () => {
     });
 
     it('finds a member by address or userName whatever its case, and no one outside the organization', async () => {
-      const facts = (email: string, userName: string) => m.as(asAdminA(), () => users.provisioningFacts(scopeA, email, userName, 'example.invalid'));
-      expect(await facts(t.emails.adminA.toUpperCase(), 'someone-new')).toMatchObject({ taken: true, deletedId: null });
+      const facts = (email: string, userName: string) => m.as(asAdminA(), () => users.provisioningFacts(scopeA, t.adminA, email, userName, 'example.invalid'));
+      // This connection has no default role: nothing to grant, so no one may grant it.
+      expect(await facts(t.emails.adminA.toUpperCase(), 'someone-new')).toMatchObject({ taken: true, deletedId: null, defaultRoleId: null, mayGrantDefaultRole: false });
       expect(await facts('someone-new@example.invalid', t.emails.adminA.toUpperCase())).toMatchObject({ taken: true });
       expect(await facts(t.emails.adminB, t.emails.adminB)).toMatchObject({ taken: false, deletedId: null });
       expect(await m.as(asAdminA(), () => users.get(scopeA, t.tech))).toBeNull();
@@ -118,8 +119,10 @@ describe('SCIM repositories', () => {
     it('links a member with the connection’s profile in one statement, leaving the fields not given as they are', async () => {
       const stored = async () => (await m.as(asAdminA(), () => users.get(scopeA, t.readerA)))!;
       await m.as(asAdminA(), () => users.link(scopeA, t.readerA, undefined, { userName: 'reader.a', displayName: 'Reader A', givenName: 'Reader', familyName: 'A' }));
-      await m.as(asAdminA(), () => users.link(scopeA, t.readerA, undefined, { familyName: null }));
+      const answered = await m.as(asAdminA(), () => users.link(scopeA, t.readerA, undefined, { familyName: null }));
       expect(await stored()).toMatchObject({ user_name: 'reader.a', name: 'Reader A', given_name: 'Reader', family_name: null });
+      // The link answers the person as a read after it sees them.
+      expect(answered).toEqual(await stored());
     });
 
     it('finds an account by address whatever its case in system context, and tells whether another account holds it', async () => {

@@ -24,6 +24,8 @@ SELECT EXISTS (SELECT 1 FROM (${…}) x
      (SELECT u.id FROM users u JOIN scim_users su ON su.connection_id = $1 AND su.user_id = u.id
        WHERE u.email_lower = lower($3::text) AND su.deleted_at IS NOT NULL LIMIT 1) AS "deletedId",
      c.default_role_id AS "defaultRoleId", r.permissions AS "defaultRolePermissions",
+     CASE WHEN r.permissions IS NULL OR $6::uuid IS NULL THEN false
+          ELSE app_may_grant($6::uuid, c.org_id, NULL, r.permissions, NULL) IS TRUE END AS "mayGrantDefaultRole",
      EXISTS (SELECT 1 FROM sso_verified_domains d WHERE d.org_id = c.org_id AND d.domain = $5 AND d.verified) AS "domainVerified"
 FROM (SELECT 1) one LEFT JOIN scim_connections c ON c.id = $1 LEFT JOIN roles r ON r.id = c.default_role_id AND r.org_id = c.org_id;
 
