@@ -33,11 +33,12 @@ export class AuditQueryService {
       `SELECT * FROM audit_logs ${filter} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, (page - 1) * limit],
     );
-    return { success: true, auditLogs: rows.map(toDto), pagination: { page, limit, total: Number(count.total) } };
+    return { success: true, auditLogs: rows.map(toAuditLogDto), pagination: { page, limit, total: Number(count.total) } };
   }
 }
 
-function toDto(r: Record<string, unknown>): AuditLogDto {
+/** An audit row as the API answers it: the list, and each line of the export. */
+export function toAuditLogDto(r: Record<string, unknown>): AuditLogDto {
   return {
     id: r.id as string,
     orgId: (r.org_id as string) ?? null,
