@@ -42,6 +42,7 @@ const THROUGH_PGBOUNCER = [
   'sso-login/oidc-login.e2e.test.ts',
   'tenancy/users.test.ts',
   'content/policies.e2e.test.ts',
+  'audit/audit-export.e2e.test.ts',
 ];
 const allE2eThroughPgBouncer = process.env.PGBOUNCER_ALL_E2E === 'true';
 module.exports = {

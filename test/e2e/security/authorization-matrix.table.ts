@@ -202,6 +202,10 @@ export const TABLE: Table = {
       expect: own('audit:read'),
     },
   ],
+  // Whose events each caller's stream holds is checked line by line in test/e2e/audit/audit-export.e2e.test.ts (the runner reads JSON answers).
+  'GET /api/v1/audit-logs/export': [
+    { target: "the caller's audit trail of the last day, as NDJSON", success: 200, query: () => ({ from: new Date(Date.now() - 86_400_000).toISOString() }), expect: own('audit:read') },
+  ],
 
   // ---- password sign-in and account self-service
   'POST /api/v1/auth/login': [
