@@ -4,18 +4,11 @@ import { Injectable } from '@nestjs/common';
 import { hasPermission } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
 import { AppliedRole, GroupRoleApplier } from '../../scim/group-role.applier';
-import { IdentityWriterService } from './identity-writer.service';
+import { IdentityWriterService, type IdpTokens } from './identity-writer.service';
 import { ownerOf } from './login-provider.util';
 import type { MappedIdentity } from './oidc-claims.util';
 import { LoginRejection } from './sso-login.errors';
 import { LoginProviderRow, LoginSessionRow, LoginUserRow, SsoLoginRepository, TenantAccountRow } from './sso-login.repository';
-
-/** Tokens an IdP issued with a sign-in (OIDC), kept sealed with the identity link. */
-export interface IdpTokens {
-  accessToken: string;
-  refreshToken: string | null;
-  expiresAt: Date | null;
-}
 
 /** What an IdP vouched for in a verified response, whatever the protocol. */
 export interface VerifiedSignIn<TEvidence = unknown> {

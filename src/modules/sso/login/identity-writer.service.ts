@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
-import type { IdpTokens } from './account-resolver.service';
 import { SsoLoginRepository } from './sso-login.repository';
+
+/** Tokens an IdP issued with a sign-in (OIDC), kept sealed with the identity link. */
+export interface IdpTokens {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: Date | null;
+}
 
 /** SecretBoxService contexts of an identity's IdP tokens: they only open for the same provider and subject. */
 export const identityTokenContext = (column: 'access_token' | 'refresh_token', providerId: string, externalId: string) =>
