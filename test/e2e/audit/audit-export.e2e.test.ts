@@ -303,7 +303,8 @@ describe('GET /audit-logs/export', () => {
 
       await late.query('COMMIT');
       let delivered: string[] = [];
-      for (let i = 0; i < 50 && delivered.length < 2; i++) {
+      // Any other transaction open on the database (another test file's) holds them back too, for as long as it lasts.
+      for (let i = 0; i < 150 && delivered.length < 2; i++) {
         const r = await exportAs('adminA', { cursor: held.end!.cursor });
         delivered = r.events.filter((e) => e.action.startsWith('export.')).map((e) => e.id);
         if (delivered.length < 2) await new Promise((res) => setTimeout(res, 200));
