@@ -104,6 +104,11 @@ export class TenantTransactionService {
     if (tx) tx.scope = scope;
   }
 
+  /** Whether the current request or job is inside a transaction (or a statement-wise context). */
+  inTransaction(): boolean {
+    return this.db.currentTx() !== null;
+  }
+
   currentScope(): TenantScope {
     return this.db.currentTx()?.scope ?? NO_SCOPE;
   }

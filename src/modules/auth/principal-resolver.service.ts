@@ -7,11 +7,15 @@ import { TenantTransactionService } from '../../infra/database/tenant-transactio
 import { PgListener } from '../../infra/database/pg-listener.service';
 import { tokenHash } from '../../infra/crypto/secret-box.service';
 import { notCovered } from '../tenancy/roles/permission-set.util';
-import { ApiKeyPrincipalRow, GrantRow, PrincipalRepository } from './principal.repository';
+import { AgentRow, ApiKeyPrincipalRow, GrantRow, PrincipalRepository } from './principal.repository';
 import { TokenService } from './token.service';
 import { ScimConnectionLookup } from './scim-connection-lookup';
 
 const CACHE_MAX_ENTRIES = 10_000;
+/** The most agent tokens one lookup statement asks for. */
+export const AGENT_LOOKUP_BATCH = 500;
+
+type Waiter = { resolve: (p: Principal | null) => void; reject: (e: unknown) => void };
 
 /** The channel the database announces changes to callers on (migration 1763702400000): `<kind>:<id>`. */
 export const PRINCIPAL_CHANGES_CHANNEL = 'principal_changes';
@@ -35,6 +39,11 @@ export class PrincipalResolverService implements PrincipalSource, OnModuleInit {
    * it read into the cache after the revocation dropped it (it would outlive the revocation by a TTL).
    */
   private epoch = 0;
+  /**
+   * Agent tokens not found in the cache, waiting for the lookup that answers every agent arriving
+   * in the same turn of the event loop, by token hash (several requests of one agent share one entry).
+   */
+  private agentsWaiting = new Map<string, Waiter[]>();
 
   constructor(
     private readonly tokens: TokenService,
@@ -224,19 +233,53 @@ export class PrincipalResolverService implements PrincipalSource, OnModuleInit {
     });
   }
 
+  /**
+   * An agent token's principal. Lookups are gathered until the event loop has read what arrived
+   * with them and answered in one statement per AGENT_LOOKUP_BATCH tokens: after a restart a whole
+   * fleet reconnects within seconds, each agent missing the cache, and one statement for hundreds
+   * of them costs little more than one for one. It runs in system context of its own, outside any
+   * request's transaction: the guard resolves the caller before a request opens one. A caller that
+   * is already inside a transaction looks its agent up alone, in it.
+   */
   private loadAgent(token: string): Promise<Principal | null> {
-    return this.tx.withSystemLookup('resolve an agent token to its device', async () => {
-      const row = await this.repo.agent(tokenHash(token));
-      if (!row) return null;
-      return {
-        ...ANONYMOUS,
-        kind: 'agent',
-        scope: 'organization',
-        orgId: row.org_id,
-        partnerId: row.partner_id,
-        orgIds: [row.org_id],
-        agent: { agentId: row.agent_id, deviceId: row.device_id, orgId: row.org_id, siteId: row.site_id },
-      };
+    const hash = tokenHash(token);
+    if (this.tx.inTransaction()) return this.tx.withSystemLookup('resolve agent tokens to their devices', async () => agentPrincipal(await this.repo.agent(hash)));
+    return new Promise((resolve, reject) => {
+      const waiting = this.agentsWaiting.get(hash);
+      if (waiting) return void waiting.push({ resolve, reject });
+      this.agentsWaiting.set(hash, [{ resolve, reject }]);
+      if (this.agentsWaiting.size === 1) setImmediate(() => this.lookUpWaitingAgents());
     });
   }
+
+  private lookUpWaitingAgents(): void {
+    const waiting = this.agentsWaiting;
+    this.agentsWaiting = new Map();
+    const hashes = [...waiting.keys()];
+    for (let i = 0; i < hashes.length; i += AGENT_LOOKUP_BATCH) {
+      const batch = hashes.slice(i, i + AGENT_LOOKUP_BATCH);
+      this.tx
+        .withSystemLookup('resolve agent tokens to their devices', () => this.repo.agents(batch))
+        .then((rows) => {
+          const found = new Map(rows.map((r) => [r.token_hash, r]));
+          for (const hash of batch) for (const w of waiting.get(hash)!) w.resolve(agentPrincipal(found.get(hash) ?? null));
+        })
+        .catch((e: unknown) => {
+          for (const hash of batch) for (const w of waiting.get(hash)!) w.reject(e);
+        });
+    }
+  }
+}
+
+function agentPrincipal(row: AgentRow | null): Principal | null {
+  if (!row) return null;
+  return {
+    ...ANONYMOUS,
+    kind: 'agent',
+    scope: 'organization',
+    orgId: row.org_id,
+    partnerId: row.partner_id,
+    orgIds: [row.org_id],
+    agent: { agentId: row.agent_id, deviceId: row.device_id, orgId: row.org_id, siteId: row.site_id },
+  };
 }

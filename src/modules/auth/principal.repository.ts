@@ -65,6 +65,17 @@ const PRINCIPAL_AGENT = prepared(
     WHERE a.token_hash = $1 AND a.revoked_at IS NULL`,
 );
 
+/** PRINCIPAL_AGENT for many tokens at once (a fleet reconnecting): each row names the token it answers. */
+const PRINCIPAL_AGENTS = prepared(
+  'principal_agents',
+  `SELECT a.token_hash, a.id AS agent_id, a.device_id, a.org_id, o.partner_id, d.site_id, d.status AS device_status
+     FROM agents a
+     JOIN devices d ON d.org_id = a.org_id AND d.id = a.device_id
+     JOIN organizations o ON o.id = a.org_id AND o.status = 'active'
+     JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
+    WHERE a.token_hash = ANY ($1::text[]) AND a.revoked_at IS NULL`,
+);
+
 
 export interface SessionRow {
   id: string;
@@ -157,5 +168,10 @@ export class PrincipalRepository {
   /** The agent of a token, with its device, organization and partner (both active), in one statement: the agent routes are hot. */
   async agent(tokenHash: string): Promise<AgentRow | null> {
     return this.db.one(PRINCIPAL_AGENT, [tokenHash]);
+  }
+
+  /** agent() for many token hashes in one statement: the rows found, each with its token_hash (none for a token not valid now). */
+  async agents(tokenHashes: string[]): Promise<(AgentRow & { token_hash: string })[]> {
+    return this.db.rows(PRINCIPAL_AGENTS, [tokenHashes]);
   }
 }

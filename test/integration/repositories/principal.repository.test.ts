@@ -148,6 +148,17 @@ describe('PrincipalRepository', () => {
       expect(await lookup((r) => r.orgPartner(t.orgB))).toBe(t.partnerQ);
     });
 
+    it('resolves many agent tokens in one statement, each row naming its token, and leaves out a revoked agent and an unknown token', async () => {
+      const [a1, b1] = [tokenHash(t.agentA1.token), tokenHash(t.agentB1.token)];
+      const unknown = tokenHash('no-such-agent-token');
+      const rows = await lookup((r) => r.agents([a1, b1, unknown]));
+      expect(rows.map((r) => [r.token_hash, r.agent_id, r.device_id]).sort()).toEqual([[a1, t.agentA1.id, t.deviceA1], [b1, t.agentB1.id, t.deviceB1]].sort());
+      const afterRevocation = await withChange(`UPDATE agents SET revoked_at = now() WHERE id = $1`, `UPDATE agents SET revoked_at = NULL WHERE id = $1`, [t.agentA1.id], () => lookup((r) => r.agents([a1, b1])));
+      expect(afterRevocation.map((r) => r.agent_id)).toEqual([t.agentB1.id]);
+      // Only in system context: under a tenant's scope no agent of another tenant is found.
+      expect((await m.as(orgPrincipal(t.orgA), () => repo.agents([a1, b1]))).map((r) => r.agent_id)).not.toContain(t.agentB1.id);
+    });
+
     it('resolves no credential of another tenant under a tenant’s scope', async () => {
       expect(await m.as(orgPrincipal(t.orgA), () => repo.agent(tokenHash(t.agentB1.token)))).toBeNull();
       expect(await m.as(orgPrincipal(t.orgA), () => repo.orgPartner(t.orgB))).toBeNull();

@@ -50,3 +50,11 @@ SELECT a.id AS agent_id, a.device_id, a.org_id, o.partner_id, d.site_id, d.statu
  JOIN organizations o ON o.id = a.org_id AND o.status = 'active'
  JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
 WHERE a.token_hash = $1 AND a.revoked_at IS NULL;
+
+-- PRINCIPAL_AGENTS (prepared principal_agents)
+SELECT a.token_hash, a.id AS agent_id, a.device_id, a.org_id, o.partner_id, d.site_id, d.status AS device_status
+ FROM agents a
+ JOIN devices d ON d.org_id = a.org_id AND d.id = a.device_id
+ JOIN organizations o ON o.id = a.org_id AND o.status = 'active'
+ JOIN partners p ON p.id = o.partner_id AND p.status = 'active'
+WHERE a.token_hash = ANY ($1::text[]) AND a.revoked_at IS NULL;
