@@ -29,6 +29,7 @@ import { AgentModule } from './modules/agent/agent.module';
 import { AgentCommandsModule } from './modules/agent/commands/agent-commands.module';
 import { ScimModule } from './modules/scim/scim.module';
 import { ScimLookupModule } from './modules/scim/scim-lookup.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -69,6 +70,7 @@ export class AppModule {
         ImportsModule,
         ScimModule,
         ScimLookupModule,
+        WebhooksModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -59,6 +59,8 @@ class EnvVars {
   @IsOptional() @IsString() SAML_SP_ENTITY_ID?: string;
   @IsOptional() @IsString() DNS_SERVERS?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() SSO_ALLOW_INSECURE_LOOPBACK_IDP?: boolean;
+  @IsOptional() @Transform(toBool) @IsBoolean() WEBHOOKS_ALLOW_INSECURE_LOOPBACK?: boolean;
+  @IsOptional() @Transform(toInt) @EnvInt(1000, 30000) WEBHOOK_TIMEOUT_MS?: number;
   @IsOptional() @IsString() SENTRY_DSN?: string;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
   @IsOptional() @IsString() DATA_DIR?: string;
@@ -124,6 +126,14 @@ export interface AppConfig {
   samlSpEntityId?: string;
   dnsServers: string[];
   ssoAllowInsecureLoopbackIdp: boolean;
+  /**
+   * Development and tests only (refused in production): webhook subscriptions may name, and
+   * deliveries reach, http://127.0.0.1, http://[::1] and http://localhost, for a receiver on the
+   * same machine. Nothing else becomes reachable.
+   */
+  webhooksAllowInsecureLoopback: boolean;
+  /** Whole-call budget of one webhook delivery attempt (DNS, connect, TLS, answer). */
+  webhookTimeoutMs: number;
   sentryDsn?: string;
   logLevel: string;
   dataDir: string;
@@ -373,6 +383,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   if (isProduction && vars.SSO_ALLOW_INSECURE_LOOPBACK_IDP) {
     throw new ConfigError('Invalid configuration:\n  - SSO_ALLOW_INSECURE_LOOPBACK_IDP must not be set in production');
   }
+  if (isProduction && vars.WEBHOOKS_ALLOW_INSECURE_LOOPBACK) {
+    throw new ConfigError('Invalid configuration:\n  - WEBHOOKS_ALLOW_INSECURE_LOOPBACK must not be set in production');
+  }
   const agentPresenceFlushMs = vars.AGENT_PRESENCE_FLUSH_MS ?? 30_000;
   const agentOnlineThresholdMs = vars.AGENT_ONLINE_THRESHOLD_MS ?? 180_000;
   if (agentOnlineThresholdMs <= 2 * agentPresenceFlushMs) {
@@ -420,6 +433,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     samlSpEntityId: vars.SAML_SP_ENTITY_ID || undefined,
     dnsServers: (vars.DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     ssoAllowInsecureLoopbackIdp: vars.SSO_ALLOW_INSECURE_LOOPBACK_IDP ?? false,
+    webhooksAllowInsecureLoopback: (vars.WEBHOOKS_ALLOW_INSECURE_LOOPBACK ?? false) && !isProduction,
+    webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 10_000,
     sentryDsn: vars.SENTRY_DSN || undefined,
     logLevel: vars.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
     dataDir,

@@ -92,4 +92,10 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   import_links: 'src/modules/imports',
   import_matches: 'src/modules/imports',
   import_phase_items: 'src/modules/imports',
+
+  // Outbound webhooks: subscriptions, the outbox (filled by the audit trigger of migration
+  // 1763702800000) and the delivery log.
+  webhook_subscriptions: 'src/modules/webhooks',
+  webhook_messages: 'src/modules/webhooks',
+  webhook_deliveries: 'src/modules/webhooks',
 };

@@ -26,6 +26,8 @@ export interface SafeHttpClientOptions {
    * Tests replace it to reach HTTPS servers on loopback.
    */
   isAllowedAddress?: (address: string) => boolean;
+  /** Connections open at once to one checked address (default 16, an IdP's share). */
+  maxSocketsPerHost?: number;
 }
 
 /** A URL that passed every check, with the one address the connection will use. */
@@ -78,6 +80,8 @@ export class SafeFetchService {
   private readonly userAgent: string;
   private readonly ca: string[] | undefined;
   private readonly isAllowedAddress: (address: string) => boolean;
+  private readonly maxSockets: number;
+  private readonly maxFreeSockets: number;
   /**
    * Kept-alive connections, one agent per (scheme, host name, checked address, port): a sign-in's
    * token and UserInfo calls reuse the TCP and TLS connection of the previous sign-in instead of
@@ -97,6 +101,8 @@ export class SafeFetchService {
       ? [...rootCertificates, ...options.extraCaCertificates]
       : undefined;
     this.isAllowedAddress = options.isAllowedAddress ?? isPublicAddress;
+    this.maxSockets = options.maxSocketsPerHost ?? 16;
+    this.maxFreeSockets = options.maxSocketsPerHost ? Math.min(options.maxSocketsPerHost, 64) : 4;
   }
 
   /** Checks scheme, credentials and every resolved address; returns the address to connect to. */
@@ -190,7 +196,7 @@ export class SafeFetchService {
         if (lookupOptions.all) callback(null, [{ address, family }]);
         else callback(null, address, family);
       };
-      const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: 16, maxFreeSockets: 4, lookup: pinnedLookup };
+      const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: this.maxSockets, maxFreeSockets: this.maxFreeSockets, lookup: pinnedLookup };
       agent = target.url.protocol === 'https:' ? new https.Agent({ ...options, ...(this.ca ? { ca: this.ca } : {}) }) : new http.Agent(options);
       this.agents.set(key, agent);
     }
