@@ -11,7 +11,7 @@ import { AuthRepository, UserAuthRow } from './auth.repository';
 import { MailService } from './mail.service';
 import { MfaService } from './mfa.service';
 import { PasswordLoginPolicyService } from './password-login-policy.service';
-import { PasswordService } from './password.service';
+import { PasswordService } from '../../infra/crypto/password.service';
 import { PrincipalResolverService } from './principal-resolver.service';
 import { SessionService } from './session.service';
 import type { MeDto, MfaChallengeDto, MfaEnrollmentDto, SuccessMessageDto, TokenPairDto } from './dto/auth.dto';

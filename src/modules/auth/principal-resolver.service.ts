@@ -1,3 +1,4 @@
+import { PrincipalCache } from '../../common/principal-cache';
 import { PrincipalSource } from '../../common/principal-source';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
@@ -31,7 +32,7 @@ export const PRINCIPAL_CHANGES_CHANNEL = 'principal_changes';
  * return the whole cache is dropped. The access token itself lives 15 minutes.
  */
 @Injectable()
-export class PrincipalResolverService implements PrincipalSource, OnModuleInit {
+export class PrincipalResolverService implements PrincipalSource, PrincipalCache, OnModuleInit {
   /** The least recently used callers beyond CACHE_MAX_ENTRIES are dropped; an entry older than the TTL is never answered. */
   private readonly cache: LRUCache<string, { principal: Principal | null }>;
   /**

@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DbService } from '../db.service';
 import { TenantTransactionService } from '../tenant-transaction.service';
 import { SecretBoxService, tokenHash } from '../../crypto/secret-box.service';
-import { PasswordService } from '../../../modules/auth/password.service';
+import { PasswordService } from '../../crypto/password.service';
 import { totpContext } from '../../../modules/auth/auth.service';
 import { canonicalJson } from '../../../modules/pam/flows/canonical-json.util';
 import { validateRuleShape } from '../../../modules/pam/rules/engine/rule-shape.util';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
-import { PrincipalResolverService } from '../../auth/principal-resolver.service';
+import { PrincipalCache } from '../../../common/principal-cache';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
 import { requireOrg, targetOrg } from '../../../common/tenant-access.util';
@@ -41,7 +41,7 @@ export class RoleService {
   constructor(
     private readonly repo: RoleRepository,
     private readonly audit: AuditService,
-    private readonly principals: PrincipalResolverService,
+    private readonly principals: PrincipalCache,
   ) {}
 
   async list(principal: Principal, q: ListRolesQueryDto): Promise<RoleListDto> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
-import { PrincipalResolverService } from '../../auth/principal-resolver.service';
+import { PrincipalCache } from '../../../common/principal-cache';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import type { InvitationListDto } from './invitation.dto';
 import { InvitationErrors } from './invitation.errors';
@@ -21,7 +21,7 @@ export class InvitationService {
     private readonly repo: InvitationRepository,
     private readonly tx: TenantTransactionService,
     private readonly audit: AuditService,
-    private readonly principals: PrincipalResolverService,
+    private readonly principals: PrincipalCache,
     private readonly authority: PersonAuthorityService,
   ) {}
 

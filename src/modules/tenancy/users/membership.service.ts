@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
-import { PrincipalResolverService } from '../../auth/principal-resolver.service';
+import { PrincipalCache } from '../../../common/principal-cache';
 import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
 import { requireOrg } from '../../../common/tenant-access.util';
@@ -21,7 +21,7 @@ export class MembershipService {
     private readonly users: UserService,
     private readonly grants: MembershipGrantService,
     private readonly audit: AuditService,
-    private readonly principals: PrincipalResolverService,
+    private readonly principals: PrincipalCache,
     private readonly tx: TenantTransactionService,
     private readonly authority: PersonAuthorityService,
   ) {}

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../../common/principal';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
-import { PasswordService } from '../../auth/password.service';
+import { PasswordService } from '../../../infra/crypto/password.service';
 import { requireOrg, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
 import { MembershipGrantService } from './membership-grant.service';
