@@ -1,6 +1,5 @@
 import { canAccessSite, Principal } from './principal';
 import { CommonErrors } from './errors/common.errors';
-import { TenancyErrors } from '../modules/tenancy/tenancy.errors';
 
 /**
  * The organization a request targets: the given one, or the caller's own for an
@@ -15,12 +14,12 @@ export function targetOrg(principal: Principal, orgId: string | null | undefined
 }
 
 export function requireOrg(principal: Principal, orgId: string): void {
-  if (!principal.orgIds.includes(orgId)) throw TenancyErrors.organizationNotFound();
+  if (!principal.orgIds.includes(orgId)) throw CommonErrors.organizationNotFound();
 }
 
 /** Writes touching a site need access to it; a null site (organization-wide) needs every site. */
 export function requireSite(principal: Principal, siteId: string | null): void {
-  if (!canAccessSite(principal, siteId)) throw TenancyErrors.siteAccessDenied();
+  if (!canAccessSite(principal, siteId)) throw CommonErrors.siteAccessDenied();
 }
 
 /**
@@ -29,6 +28,6 @@ export function requireSite(principal: Principal, siteId: string | null): void {
  */
 export function requireSiteSubset(principal: Principal, siteIds: readonly string[] | null): void {
   if (principal.allowedSiteIds === null) return;
-  if (siteIds === null) throw TenancyErrors.siteAccessDenied();
+  if (siteIds === null) throw CommonErrors.siteAccessDenied();
   for (const id of siteIds) requireSite(principal, id);
 }

@@ -7,4 +7,7 @@ export const ORG_ID_REQUIRED = 'orgId is required: a partner-scope caller must n
 export const CommonErrors = {
   /** A partner-scope caller reaches several organizations, so a request about one must name it. */
   orgIdRequired: () => AppException.validation([{ field: 'orgId', message: ORG_ID_REQUIRED }]),
+  /** An organization outside the caller's reach: answered as not found, like any other tenant's id. */
+  organizationNotFound: () => AppException.notFound('Organization not found'),
+  siteAccessDenied: () => AppException.forbidden('site_access_denied', 'You do not have access to this site'),
 };

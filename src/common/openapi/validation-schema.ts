@@ -1,5 +1,5 @@
 import { getMetadataStorage } from 'class-validator';
-import { PERMISSION_ACTIONS, PERMISSION_RESOURCES } from '../../modules/tenancy/roles/permission-set.util';
+import { PERMISSION_ACTIONS, PERMISSION_RESOURCES } from '../permission-set.util';
 
 /** The schema keywords a property's validators imply (OpenAPI 3.0 schema object, loosely typed). */
 export type SchemaPart = Record<string, unknown> & { items?: SchemaPart };

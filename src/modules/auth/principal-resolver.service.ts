@@ -7,7 +7,7 @@ import { ANONYMOUS, hasPermission, Principal } from '../../common/principal';
 import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { PgListener } from '../../infra/database/pg-listener.service';
 import { tokenHash } from '../../infra/crypto/secret-box.service';
-import { notCovered } from '../tenancy/roles/permission-set.util';
+import { notCovered } from '../../common/permission-set.util';
 import { AgentRow, ApiKeyPrincipalRow, GrantRow, PrincipalRepository } from './principal.repository';
 import { TokenService } from './token.service';
 import { ScimConnectionLookup } from './scim-connection-lookup';

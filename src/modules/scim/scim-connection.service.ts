@@ -5,7 +5,7 @@ import { Principal, requireOwnerWrite } from '../../common/principal';
 
 import { AuditService } from '../audit/audit.service';
 import { PrincipalResolverService } from '../auth/principal-resolver.service';
-import { notCovered } from '../tenancy/roles/permission-set.util';
+import { notCovered } from '../../common/permission-set.util';
 import {
   CreateScimConnectionDto,
   GroupRoleMappingListDto,

@@ -1,7 +1,8 @@
 import { AppException } from '../../common/errors/app.exception';
+import { CommonErrors } from '../../common/errors/common.errors';
 
 export const TenancyErrors = {
-  organizationNotFound: () => AppException.notFound('Organization not found'),
+  organizationNotFound: CommonErrors.organizationNotFound,
   partnerRequired: () => AppException.forbidden('partner_scope_required', 'Only a partner-scope session can create organizations'),
   partnerScopeRequired: (what: string) => AppException.forbidden('partner_scope_required', `${what} needs a partner-scope session`),
   siteNotFound: () => AppException.notFound('Site not found'),
@@ -11,7 +12,7 @@ export const TenancyErrors = {
   roleNotFound: () => AppException.notFound('Role not found'),
   userNotFound: () => AppException.notFound('User not found'),
   membershipNotFound: () => AppException.notFound('Membership not found'),
-  siteAccessDenied: () => AppException.forbidden('site_access_denied', 'You do not have access to this site'),
+  siteAccessDenied: CommonErrors.siteAccessDenied,
   privilegeEscalation: (permissions: string[]) =>
     AppException.forbidden('privilege_escalation', 'You cannot grant permissions beyond your own', { permissions }),
   orgAccessEscalation: () => AppException.forbidden('privilege_escalation', 'You cannot grant access to organizations beyond your own'),

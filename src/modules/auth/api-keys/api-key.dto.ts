@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { NoNul } from '../../../common/text.util';
-import { IsPermission } from '../../tenancy/roles/permission-set.util';
+import { IsPermission } from '../../../common/permission-set.util';
 
 export class CreateApiKeyDto {
   /** 1 to 255 characters. */

@@ -3,7 +3,7 @@ import type { Principal } from '../../../common/principal';
 import { randomToken, tokenHash } from '../../../infra/crypto/secret-box.service';
 import { PersonAuthorityService } from '../../tenancy/users/person-authority.service';
 import { AuditService } from '../../audit/audit.service';
-import { normalizePermissions, notCovered } from '../../tenancy/roles/permission-set.util';
+import { normalizePermissions, notCovered } from '../../../common/permission-set.util';
 import type { ApiKeyCreatedDto, ApiKeyDto, ApiKeyListDto, ApiKeyResponseDto, CreateApiKeyDto, ListApiKeysQueryDto } from './api-key.dto';
 import { ApiKeyErrors } from './api-key.errors';
 import type { ApiKeyEntity } from './api-key.entity';

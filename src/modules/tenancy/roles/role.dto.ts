@@ -1,7 +1,7 @@
 import { PickType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { NoNul } from '../../../common/text.util';
-import { IsPermission } from './permission-set.util';
+import { IsPermission } from '../../../common/permission-set.util';
 import type { DateTime, Uuid } from '../../../common/openapi/formats';
 
 export const ROLE_SCOPES = ['organization', 'partner'] as const;

@@ -6,7 +6,7 @@ import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
 import { requireOrg, targetOrg } from '../../../common/tenant-access.util';
 import { TenancyErrors } from '../tenancy.errors';
-import { normalizePermissions, notCovered } from './permission-set.util';
+import { normalizePermissions, notCovered } from '../../../common/permission-set.util';
 import type { CreateRoleDto, ListRolesQueryDto, RoleDto, RoleListDto, RoleResponseDto, UpdateRoleDto } from './role.dto';
 import type { RoleEntity } from './role.entity';
 import { RoleRepository } from './role.repository';
