@@ -182,6 +182,68 @@ const personOf = (ctx: Ctx, caller: CallerName) => ctx.userId(caller) ?? ctx.ids
 
 // ---------------------------------------------------------------- the table
 
+
+// ---------------------------------------------------------------- webhooks
+
+const hook = (extra: object = {}) => ({ url: 'https://hooks.example.com/matrix', eventTypes: ['elevation.requested'], ...extra });
+type Hook = { id: string; messageId: string };
+const sharedHooks = new WeakMap<Ctx, Promise<Record<'A' | 'B' | 'P', Hook>>>();
+const madeHooks = new WeakMap<Ctx, Record<'A' | 'B' | 'P', Hook>>();
+/** The ids of the shared subscriptions, once made (the list's setup makes them before its cell runs). */
+const hookIds = (ctx: Ctx, keys: ('A' | 'B' | 'P')[]) => keys.map((k) => madeHooks.get(ctx)?.[k]?.id ?? 'not-made');
+
+/** A subscription of organization A, of organization B and of the partner, each with a queued message; made once per world. */
+function hooks(ctx: Ctx): Promise<Record<'A' | 'B' | 'P', Hook>> {
+  let made = sharedHooks.get(ctx);
+  if (!made) {
+    made = (async () => {
+      const out = {} as Record<'A' | 'B' | 'P', Hook>;
+      for (const [key, body] of [['A', { orgId: ctx.ids.orgA }], ['B', { orgId: ctx.ids.orgB }], ['P', { scope: 'partner' }]] as const) {
+        out[key] = await freshHook(body)(ctx);
+      }
+      madeHooks.set(ctx, out);
+      return out;
+    })();
+    sharedHooks.set(ctx, made);
+  }
+  return made;
+}
+
+/** A new subscription, created by the partner administrator, with a message queued for it. */
+function freshHook(owner: object) {
+  return async (ctx: Ctx): Promise<Hook> => {
+    const created = await ctx.admin.create('/webhooks/subscriptions', hook(owner));
+    const s = created.subscription as { id: string; orgId: string | null; partnerId: string | null };
+    const [m] = await ctx.sql<{ id: string }>(
+      `INSERT INTO webhook_messages (subscription_id, org_id, partner_id, event_type, payload) VALUES ($1, $2, $3, 'elevation.requested', '{}') RETURNING id`,
+      [s.id, s.orgId, s.partnerId],
+    );
+    return { id: s.id, messageId: m.id };
+  };
+}
+const hookOf = (key: 'A' | 'B' | 'P') => async (ctx: Ctx) => (await hooks(ctx))[key];
+const hookId = (ctx: Ctx, s: Hook) => ({ id: s.id });
+const hookMessage = (ctx: Ctx, s: Hook) => ({ id: s.id, messageId: s.messageId });
+/**
+ * A partner subscription forwards every organization's events: only callers reaching all of them see it
+ * (an organization session and the organization-limited technician get 404), and only those holding
+ * `organizations:write` change it.
+ */
+const partnerHookRead = signedIn('audit:read', { customer: NOT_FOUND, orgTech: NOT_FOUND, otherPartner: NOT_FOUND });
+const partnerHookWrite = partnerWide('organizations:write', { customer: NOT_FOUND, orgTech: NOT_FOUND });
+
+/** Every route of one subscription, for the three owners: the shared subscriptions, or (`fresh`) a new one per cell. */
+function hookRoutes(success: number, fresh: boolean, params: (ctx: Ctx, s: Hook) => Record<string, string>, body: (() => unknown) | undefined, write: boolean): Variant<Hook>[] {
+  const made = (key: 'A' | 'B' | 'P') =>
+    fresh ? (ctx: Ctx) => freshHook(key === 'P' ? { scope: 'partner' } : { orgId: key === 'A' ? ctx.ids.orgA : ctx.ids.orgB })(ctx) : hookOf(key);
+  const permission = write ? 'organizations:write' : 'audit:read';
+  return [
+    { target: 'a subscription of organization A', success, setup: made('A'), params, body, expect: inOrgA(permission) },
+    { target: 'a subscription of organization B', success, setup: made('B'), params, body, expect: inOrgB(permission) },
+    { target: 'a partner subscription', success, setup: made('P'), params, body, expect: write ? partnerHookWrite : partnerHookRead },
+  ];
+}
+
 export const TABLE: Table = {
   // ---- audit
   'GET /api/v1/audit-logs': [
@@ -1925,4 +1987,28 @@ export const TABLE: Table = {
     { target: 'device A1', success: 201, body: (ctx) => ({ deviceId: ctx.ids.deviceA1, toolName: 'shell', input: { command: 'dir' } }), expect: inOrgA('devices:execute') },
     { target: 'device B1', success: 201, body: (ctx) => ({ deviceId: ctx.ids.deviceB1, toolName: 'shell', input: { command: 'dir' } }), expect: inOrgB('devices:execute') },
   ],
+  // ---- webhooks (a subscription forwards audit events: reads need audit:read, changes organizations:write and MFA)
+  'GET /api/v1/webhooks/subscriptions': [
+    {
+      target: "the caller's subscriptions",
+      success: 200,
+      setup: (ctx) => hooks(ctx),
+      hides: [
+        { from: ['customer', 'orgTech'], ids: (ctx) => hookIds(ctx, ['B', 'P']) },
+        { from: ['otherPartner'], ids: (ctx) => hookIds(ctx, ['A', 'B', 'P']) },
+      ],
+      expect: own('audit:read'),
+    },
+  ],
+  'POST /api/v1/webhooks/subscriptions': [
+    { target: 'a subscription of organization A', success: 201, body: (ctx) => hook({ orgId: ctx.ids.orgA }), expect: inOrgA('organizations:write') },
+    { target: 'a subscription of organization B', success: 201, body: (ctx) => hook({ orgId: ctx.ids.orgB }), expect: inOrgB('organizations:write') },
+    { target: 'a partner subscription', success: 201, body: () => hook({ scope: 'partner' }), expect: newPartnerWide('organizations:write') },
+  ],
+  'GET /api/v1/webhooks/subscriptions/{id}': hookRoutes(200, false, hookId, undefined, false),
+  'PATCH /api/v1/webhooks/subscriptions/{id}': hookRoutes(200, false, hookId, () => ({ description: 'Matrix' }), true),
+  'DELETE /api/v1/webhooks/subscriptions/{id}': hookRoutes(200, true, hookId, undefined, true),
+  'POST /api/v1/webhooks/subscriptions/{id}/rotate-secret': hookRoutes(200, false, hookId, () => ({ overlapMinutes: 5 }), true),
+  'GET /api/v1/webhooks/subscriptions/{id}/deliveries': hookRoutes(200, false, hookId, undefined, false),
+  'POST /api/v1/webhooks/subscriptions/{id}/messages/{messageId}/redeliver': hookRoutes(202, false, hookMessage, () => ({}), true),
 };
