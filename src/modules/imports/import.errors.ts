@@ -1,5 +1,5 @@
 import { AppException } from '../../common/errors/app.exception';
-import { formatPath, Problem } from '../content/path.util';
+import { formatPath, Problem } from '../../common/shape/path.util';
 import type { Utf8Problem } from './body/utf8.util';
 
 export const ImportErrors = {

@@ -4,7 +4,7 @@ import { canAccessSite, Principal, scopeOf } from '../../common/principal';
 import { TenantTransactionService } from '../../infra/database/tenant-transaction.service';
 import { AuditService } from '../audit/audit.service';
 import { canonicalContact } from '../content/contacts/contact-fields.util';
-import type { Problem } from '../content/path.util';
+import type { Problem } from '../../common/shape/path.util';
 import { ContentErrors } from '../content/content.errors';
 import { mapViolations } from '../../common/errors/pg-error.util';
 import { requireOrg, requireSite, targetOrg } from '../../common/tenant-access.util';

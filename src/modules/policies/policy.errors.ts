@@ -1,5 +1,5 @@
 import { AppException } from '../../common/errors/app.exception';
-import { formatPath, Problem } from '../content/path.util';
+import { formatPath, Problem } from '../../common/shape/path.util';
 
 export const PolicyErrors = {
   notFound: () => AppException.notFound('Policy not found'),

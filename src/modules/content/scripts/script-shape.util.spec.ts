@@ -1,4 +1,4 @@
-import { formatPath } from '../path.util';
+import { formatPath } from '../../../common/shape/path.util';
 import { canonicalMapping, mappingProblems, parameterProblems, severityFor } from './script-shape.util';
 
 describe('exit code severity mapping', () => {

@@ -1,4 +1,4 @@
-import type { Path, Problem } from '../path.util';
+import type { Path, Problem } from '../../../common/shape/path.util';
 
 export const SCRIPT_LANGUAGES = ['powershell', 'cmd', 'bash', 'sh', 'zsh', 'python'] as const;
 export type ScriptLanguage = (typeof SCRIPT_LANGUAGES)[number];

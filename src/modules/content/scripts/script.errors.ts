@@ -1,5 +1,5 @@
 import { AppException } from '../../../common/errors/app.exception';
-import { formatPath, Problem } from '../path.util';
+import { formatPath, Problem } from '../../../common/shape/path.util';
 
 export const ScriptErrors = {
   notFound: () => AppException.notFound('Script not found'),

@@ -6,7 +6,7 @@ import type { SuccessDto } from '../../../common/pagination.dto';
 import { mapViolations } from '../../../common/errors/pg-error.util';
 import { requireOrg } from '../../../common/tenant-access.util';
 import { newOwner, ownerScopeOf, requireOwnerWrite } from '../ownership.util';
-import type { Problem } from '../path.util';
+import type { Problem } from '../../../common/shape/path.util';
 import { canonicalMapping, canonicalParameters, ExitCodeSeverity, mappingProblems, parameterProblems, ScriptParameter } from './script-shape.util';
 import { ScriptErrors } from './script.errors';
 import type { CreateScriptDto, ListScriptsQueryDto, ScriptDto, ScriptListDto, ScriptResponseDto, ScriptSummaryDto, UpdateScriptDto } from './script.dto';

@@ -1,7 +1,7 @@
 import { CONTACT_LIMITS } from '../../content/contacts/contact-fields.util';
 import { CUSTOM_FIELD_KEY } from '../../content/custom-fields/custom-field-value.util';
-import type { Path, Problem } from '../../content/path.util';
-import { checkShape } from '../../content/shape.util';
+import type { Path, Problem } from '../../../common/shape/path.util';
+import { checkShape } from '../../../common/shape/shape.util';
 import { CsvError, csvRecords } from '../csv/csv.util';
 import { CONTACT_SHAPE } from './interchange.shape';
 import { MAX_PROBLEMS } from './interchange.validator';

@@ -1,4 +1,4 @@
-import { toJsonSchema } from '../../content/shape.util';
+import { toJsonSchema } from '../../../common/shape/shape.util';
 import { INTERCHANGE_SHAPE } from './interchange.shape';
 
 /**

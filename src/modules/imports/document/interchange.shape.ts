@@ -1,7 +1,7 @@
 import { CONTACT_LIMITS, PHONE_TYPES } from '../../content/contacts/contact-fields.util';
 import { CUSTOM_FIELD_KEY, CUSTOM_FIELD_LIMITS, CUSTOM_FIELD_TYPES, definitionProblems } from '../../content/custom-fields/custom-field-value.util';
-import type { Path, Problem } from '../../content/path.util';
-import type { Shape } from '../../content/shape.util';
+import type { Path, Problem } from '../../../common/shape/path.util';
+import type { Shape } from '../../../common/shape/shape.util';
 import { mappingProblems, parameterProblems, PARAMETER_TYPES, RUN_AS, SCRIPT_LANGUAGES, SCRIPT_LIMITS, SEVERITIES } from '../../content/scripts/script-shape.util';
 import { featureProblems } from '../../policies/features/policy-feature.registry';
 import { POLICY_TYPES, PolicyType } from '../../policies/features/policy-feature.types';

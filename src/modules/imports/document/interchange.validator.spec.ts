@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatPath } from '../../content/path.util';
+import { formatPath } from '../../../common/shape/path.util';
 import { interchangeJsonSchema } from './interchange.schema';
 import { interchangeProblems } from './interchange.validator';
 

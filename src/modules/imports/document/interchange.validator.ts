@@ -1,5 +1,5 @@
-import { formatPath, Path, Problem } from '../../content/path.util';
-import { checkShape } from '../../content/shape.util';
+import { formatPath, Path, Problem } from '../../../common/shape/path.util';
+import { checkShape } from '../../../common/shape/shape.util';
 import { FilterDefinition, filterProblems } from '../../policies/dynamic-groups/device-filter.util';
 import { INTERCHANGE_SHAPE } from './interchange.shape';
 import type { SourceCustomer, SourceCustomField, SourcePolicy } from './interchange.types';

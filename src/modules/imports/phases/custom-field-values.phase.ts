@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { checkValue, CustomFieldValue, parseTextValue } from '../../content/custom-fields/custom-field-value.util';
-import { stableJson } from '../../content/json.util';
+import { stableJson } from '../../../common/json.util';
 import type { ImportPlan } from '../document/import-plan';
 import { ImportLinkRepository } from '../import-link.repository';
 import { CustomFieldService } from '../../content/custom-fields/custom-field.service';

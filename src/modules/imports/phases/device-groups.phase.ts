@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { stableJson } from '../../content/json.util';
+import { stableJson } from '../../../common/json.util';
 import { DeviceFilter, filterCustomFields, mapFilterCustomFields } from '../../policies/dynamic-groups/device-filter.util';
 import type { ImportPlan } from '../document/import-plan';
 import { ImportLinkRepository, LinkWrite } from '../import-link.repository';

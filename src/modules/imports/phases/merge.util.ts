@@ -1,4 +1,4 @@
-import { stableJson } from '../../content/json.util';
+import { stableJson } from '../../../common/json.util';
 import type { Planned } from '../document/import-plan';
 import type { ReportConflict } from '../import-report';
 

@@ -1,4 +1,4 @@
-import { stableJson } from '../../content/json.util';
+import { stableJson } from '../../../common/json.util';
 import type { ImportPlan, PhaseName, PlannedCustomer } from '../document/import-plan';
 import type { PhaseRecorder } from '../import-report';
 

@@ -1,4 +1,4 @@
-import type { Path, Problem } from '../../content/path.util';
+import type { Path, Problem } from '../../../common/shape/path.util';
 import type { CustomFieldType } from '../../content/custom-fields/custom-field-value.util';
 
 /**

@@ -1,4 +1,4 @@
-import type { Path, Problem } from '../../content/path.util';
+import type { Path, Problem } from '../../../common/shape/path.util';
 import type { PolicyFeature } from './policy-feature.types';
 
 export const SOFTWARE_MODES = ['allowlist', 'blocklist', 'audit'] as const;

@@ -1,5 +1,5 @@
-import type { Problem } from '../../content/path.util';
-import { checkShape } from '../../content/shape.util';
+import type { Problem } from '../../../common/shape/path.util';
+import { checkShape } from '../../../common/shape/shape.util';
 import { AGENT_FEATURE, MONITORING_FEATURE } from './configuration.features';
 import { PAM_FEATURE, SOFTWARE_FEATURE } from './pam.features';
 import { PATCH_FEATURE } from './patch.feature';

@@ -1,4 +1,4 @@
-import type { Shape } from '../../content/shape.util';
+import type { Shape } from '../../../common/shape/shape.util';
 
 export const POLICY_TYPES = ['configuration', 'patch'] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
