@@ -1,5 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Fixture, FixtureIds } from '../src/infra/database/seed/fixture.types';
+import type { Fixture, FixtureIds } from '../src/seed/fixture.types';
 import { SERVICE_NODE_FLAGS } from '../src/infra/config/node-flags';
 
 export interface BenchContext {

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { createApp, prepareDatabase } from '../src/bootstrap';
 import { loadConfig } from '../src/infra/config/app-config';
 import { freePort } from '../src/infra/database/embedded-postgres';
-import { SeedService } from '../src/infra/database/seed/seed.service';
+import { SeedService } from '../src/seed/seed.service';
 import { TenantTransactionService } from '../src/infra/database/tenant-transaction.service';
 import { AuthRepository } from '../src/modules/auth/auth.repository';
 import { SessionService } from '../src/modules/auth/session.service';

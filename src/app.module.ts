@@ -20,7 +20,7 @@ import { HealthModule } from './modules/health/health.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
 import { BrandingModule } from './modules/branding/branding.module';
 import { SsoModule } from './modules/sso/sso.module';
-import { SeedModule } from './infra/database/seed/seed.module';
+import { SeedModule } from './seed/seed.module';
 import { ContentModule } from './modules/content/content.module';
 import { PamModule } from './modules/pam/pam.module';
 import { PoliciesModule } from './modules/policies/policies.module';

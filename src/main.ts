@@ -8,8 +8,8 @@ import pino from 'pino';
 import { createApp, prepareDatabase } from './bootstrap';
 import { debugRequested, loadConfig } from './infra/config/app-config';
 import { statementMode } from './infra/database/db.service';
-import { SeedService } from './infra/database/seed/seed.service';
-import type { Fixture } from './infra/database/seed/fixture.types';
+import { SeedService } from './seed/seed.service';
+import type { Fixture } from './seed/fixture.types';
 import type { EmbeddedDatabase } from './infra/database/embedded-postgres';
 import { probeRedis, redisUnreachableWarning } from './infra/startup/probes';
 import { listenFailure, startFailureText } from './infra/startup/start-failure';
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     if (problem) console.warn(redisUnreachableWarning(config.redisUrl, problem));
   }
   const app = await createApp({ ...config, databaseUrl: db.ownerUrl }, db.appUrl);
-  const fixture = JSON.parse(readFileSync(join(__dirname, 'infra/database/seed/demo.json'), 'utf8')) as Fixture;
+  const fixture = JSON.parse(readFileSync(join(__dirname, 'seed/demo.json'), 'utf8')) as Fixture;
   const demo = !config.isProduction;
   let demoAgent: NonNullable<Fixture['devices']>[number] | undefined;
   if (demo) {

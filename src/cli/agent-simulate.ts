@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { authenticator } from 'otplib';
-import type { Fixture } from '../infra/database/seed/fixture.types';
+import type { Fixture } from '../seed/fixture.types';
 
 /**
  * `npm run agent:simulate`: plays the agent of the demo device against a running service, through
@@ -268,7 +268,7 @@ export async function simulate(o: SimulateOptions): Promise<SimulatedPrompt[]> {
 /** The demo device and technician, from the demo tenant the service seeds outside production. */
 function demoDefaults(): { agentId?: string; token?: string; email?: string; password?: string; totpSecret?: string } {
   try {
-    const fixture = JSON.parse(readFileSync(join(__dirname, '../infra/database/seed/demo.json'), 'utf8')) as Fixture;
+    const fixture = JSON.parse(readFileSync(join(__dirname, '../seed/demo.json'), 'utf8')) as Fixture;
     const device = fixture.devices?.find((d) => d.agentId && d.agentToken);
     const tech = fixture.users?.find((u) => u.partnerMembership && u.password);
     return { agentId: device?.agentId, token: device?.agentToken, email: tech?.email, password: tech?.password, totpSecret: tech?.totpSecret };

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Fixture } from '../../src/infra/database/seed/fixture.types';
+import type { Fixture } from '../../src/seed/fixture.types';
 
 export const PASSWORD = 'correct-horse-battery-staple';
 export const TOTP_SECRET = 'JBSWY3DPEHPK3PXP';

@@ -3,11 +3,11 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig, AppConfig } from '../../src/infra/config/app-config';
-import { SeedService } from '../../src/infra/database/seed/seed.service';
+import { SeedService } from '../../src/seed/seed.service';
 import { TenantTransactionService } from '../../src/infra/database/tenant-transaction.service';
 import { SessionService } from '../../src/modules/auth/session.service';
 import { AuthRepository } from '../../src/modules/auth/auth.repository';
-import type { Fixture, FixtureIds } from '../../src/infra/database/seed/fixture.types';
+import type { Fixture, FixtureIds } from '../../src/seed/fixture.types';
 
 export interface TestApp {
   app: NestExpressApplication;

@@ -5,11 +5,11 @@ import { Client } from 'pg';
 import { createApp } from '../../../src/bootstrap';
 import { AppConfig, loadConfig } from '../../../src/infra/config/app-config';
 import { ensureDatabase, migrate } from '../../../src/infra/database/migrate';
-import { SeedService } from '../../../src/infra/database/seed/seed.service';
+import { SeedService } from '../../../src/seed/seed.service';
 import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
 import { AuthRepository } from '../../../src/modules/auth/auth.repository';
 import { SessionService } from '../../../src/modules/auth/session.service';
-import type { Fixture, FixtureIds } from '../../../src/infra/database/seed/fixture.types';
+import type { Fixture, FixtureIds } from '../../../src/seed/fixture.types';
 
 export interface IsolatedApp {
   app: NestExpressApplication;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import type { Fixture } from '../../../src/infra/database/seed/fixture.types';
+import type { Fixture } from '../../../src/seed/fixture.types';
 import { tenantFixture } from '../../factories/tenant.factory';
 import { ownerQuery, TestApp } from '../../support/test-app';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { PROMPTS, simulate } from '../../../src/cli/agent-simulate';
-import type { Fixture } from '../../../src/infra/database/seed/fixture.types';
+import type { Fixture } from '../../../src/seed/fixture.types';
 import { ownerQuery, startTestApp, TestApp } from '../../support/test-app';
 
 /**
@@ -15,7 +15,7 @@ describe('the demo tenant and the agent simulator', () => {
   let t: TestApp;
   let ids: Record<string, string>;
   let admin: string;
-  const demo = JSON.parse(readFileSync(join(__dirname, '../../../src/infra/database/seed/demo.json'), 'utf8')) as Fixture;
+  const demo = JSON.parse(readFileSync(join(__dirname, '../../../src/seed/demo.json'), 'utf8')) as Fixture;
   const agent = demo.devices!.find((d) => d.agentToken)!;
   const technician = demo.users!.find((u) => u.key === 'admin')!;
 

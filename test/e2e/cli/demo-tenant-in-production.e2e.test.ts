@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../../src/infra/database/embedded-postgres';
-import type { Fixture } from '../../../src/infra/database/seed/fixture.types';
+import type { Fixture } from '../../../src/seed/fixture.types';
 import { scratchDatabase, send, startService } from '../shutdown/service-process';
 
 const ROOT = join(__dirname, '../../..');
@@ -62,7 +62,7 @@ async function productionStart(db: { ownerUrl: string; appUrl: string }): Promis
  * before listening, naming what it found; on a database without them it starts.
  */
 describe('a production start on a database that holds the demo tenant', () => {
-  const demo = JSON.parse(readFileSync(join(ROOT, 'src/infra/database/seed/demo.json'), 'utf8')) as Fixture;
+  const demo = JSON.parse(readFileSync(join(ROOT, 'src/seed/demo.json'), 'utf8')) as Fixture;
   const emails = demo.users!.map((u) => u.email);
   const agents = demo.devices!.filter((d) => d.agentId && d.agentToken);
   const withDemo = scratchDatabase();

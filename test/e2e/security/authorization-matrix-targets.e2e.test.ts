@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import type { Fixture } from '../../../src/infra/database/seed/fixture.types';
+import type { Fixture } from '../../../src/seed/fixture.types';
 import { randomToken, tokenHash } from '../../../src/infra/crypto/secret-box.service';
 import { PASSWORD, TOTP_SECRET, uniq } from '../../factories/tenant.factory';
 import { mayActOn, Reach } from '../../support/person-authority.model';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import request from 'supertest';
-import type { Fixture } from '../../../src/infra/database/seed/fixture.types';
+import type { Fixture } from '../../../src/seed/fixture.types';
 import { tokenHash } from '../../../src/infra/crypto/secret-box.service';
 import { PASSWORD, TOTP_SECRET } from '../../factories/tenant.factory';
 import { TestDnsServer } from '../../support/dns/test-dns-server';

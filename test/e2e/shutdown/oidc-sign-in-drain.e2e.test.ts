@@ -11,7 +11,7 @@ const LISTEN_MS = 1500;
 const BOOT_MS = 180_000;
 const CLIENT_ID = 'rmm-shutdown';
 const CLIENT_SECRET = `shutdown-client-secret-${randomBytes(16).toString('hex')}`;
-/** The demo organization's owner (src/infra/database/seed/demo.json), signed in through the organization's IdP. */
+/** The demo organization's owner (src/seed/demo.json), signed in through the organization's IdP. */
 const OWNER_EMAIL = 'owner@contoso-dental.example';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../../src/infra/database/embedded-postgres';
-import type { Fixture } from '../../../src/infra/database/seed/fixture.types';
+import type { Fixture } from '../../../src/seed/fixture.types';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -102,7 +102,7 @@ export async function startService(db: { ownerUrl: string; appUrl: string }, env
 
 /** The demo device's agent, as main.ts seeds it. */
 export function demoAgent(): { id: string; token: string } {
-  const fixture = JSON.parse(readFileSync(join(ROOT, 'src/infra/database/seed/demo.json'), 'utf8')) as Fixture;
+  const fixture = JSON.parse(readFileSync(join(ROOT, 'src/seed/demo.json'), 'utf8')) as Fixture;
   const device = (fixture.devices ?? []).find((d) => d.agentId && d.agentToken);
   if (!device) throw new Error('the demo fixture has no enrolled device');
   return { id: device.agentId!, token: device.agentToken! };

@@ -1,4 +1,4 @@
-import type { NegatableKey, PamTimeWindow, PamVerdict } from '../../../modules/pam/rules/engine/rule.types';
+import type { NegatableKey, PamTimeWindow, PamVerdict } from '../modules/pam/rules/engine/rule.types';
 
 /** The statuses a fixture's elevation request can be stored with (the lifecycle of docs/pam-lifecycle.md). */
 export type FixtureRequestStatus = 'pending' | 'approved' | 'auto_approved' | 'denied' | 'expired' | 'revoked' | 'actuating';

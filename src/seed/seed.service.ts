@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { DbService } from '../db.service';
-import { TenantTransactionService } from '../tenant-transaction.service';
-import { SecretBoxService, tokenHash } from '../../crypto/secret-box.service';
-import { PasswordService } from '../../crypto/password.service';
-import { totpContext } from '../../../modules/auth/auth.service';
-import { canonicalJson } from '../../../modules/pam/flows/canonical-json.util';
-import { validateRuleShape } from '../../../modules/pam/rules/engine/rule-shape.util';
-import { newRuleWrite } from '../../../modules/pam/rules/rule-write.util';
+import { APP_CONFIG, AppConfig } from '../infra/config/app-config';
+import { DbService } from '../infra/database/db.service';
+import { TenantTransactionService } from '../infra/database/tenant-transaction.service';
+import { SecretBoxService, tokenHash } from '../infra/crypto/secret-box.service';
+import { PasswordService } from '../infra/crypto/password.service';
+import { totpContext } from '../modules/auth/auth.service';
+import { canonicalJson } from '../modules/pam/flows/canonical-json.util';
+import { validateRuleShape } from '../modules/pam/rules/engine/rule-shape.util';
+import { newRuleWrite } from '../modules/pam/rules/rule-write.util';
 import { Fixture, FixtureIds } from './fixture.types';
 
 type FixtureRequest = NonNullable<Fixture['elevationRequests']>[number];

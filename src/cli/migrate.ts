@@ -1,5 +1,5 @@
-import { prepareDatabase } from '../../bootstrap';
-import { loadConfig } from '../config/app-config';
+import { prepareDatabase } from '../bootstrap';
+import { loadConfig } from '../infra/config/app-config';
 
 /** `npm run migration:run`: applies pending migrations (and starts embedded PostgreSQL if needed). */
 prepareDatabase(loadConfig())

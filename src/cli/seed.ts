@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createApp, prepareDatabase } from '../../../bootstrap';
-import { loadConfig } from '../../config/app-config';
-import { SeedService } from './seed.service';
-import type { Fixture } from './fixture.types';
+import { createApp, prepareDatabase } from '../bootstrap';
+import { loadConfig } from '../infra/config/app-config';
+import { SeedService } from '../seed/seed.service';
+import type { Fixture } from '../seed/fixture.types';
 
 /** `npm run seed -- file.json`: loads a fixture and prints the key → id map as the last line. */
 async function main(): Promise<void> {
