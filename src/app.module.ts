@@ -15,6 +15,7 @@ import { AuthGuard } from './common/guards/auth.guard';
 import { AppThrottlerGuard, THROTTLERS } from './common/guards/app-throttler.guard';
 import { TenantContextInterceptor } from './common/interceptors/tenant-context.interceptor';
 import { AuthModule } from './modules/auth/auth.module';
+import { PrincipalCacheModule } from './modules/auth/principal-cache.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { HealthModule } from './modules/health/health.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
@@ -62,6 +63,7 @@ export class AppModule {
         TenancyModule,
         AuditModule,
         AuthModule,
+        PrincipalCacheModule,
         BrandingModule,
         SsoModule,
         SeedModule,

@@ -13,7 +13,6 @@ import { MailService } from './mail.service';
 import { MfaService } from './mfa.service';
 import { PasswordLoginPolicyService } from './password-login-policy.service';
 import { PrincipalRepository } from './principal.repository';
-import { PrincipalCache } from '../../common/principal-cache';
 import { PrincipalSource } from '../../common/principal-source';
 import { PrincipalResolverService } from './principal-resolver.service';
 import { SessionService } from './session.service';
@@ -23,7 +22,7 @@ import { UserAccountsModule } from '../tenancy/users/user-accounts.module';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity]), UserAccountsModule],
   controllers: [AuthController, ApiKeyController],
-  providers: [AuthService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, MfaService, MailService, PasswordLoginPolicyService, PrincipalRepository, PrincipalResolverService, { provide: PrincipalSource, useExisting: PrincipalResolverService }, { provide: PrincipalCache, useExisting: PrincipalResolverService }, ApiKeyService, ApiKeyRepository],
-  exports: [PrincipalResolverService, PrincipalSource, PrincipalCache, SessionService, TokenService, MailService, PasswordLoginPolicyService],
+  providers: [AuthService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, MfaService, MailService, PasswordLoginPolicyService, PrincipalRepository, PrincipalResolverService, { provide: PrincipalSource, useExisting: PrincipalResolverService }, ApiKeyService, ApiKeyRepository],
+  exports: [PrincipalResolverService, PrincipalSource, SessionService, TokenService, MailService, PasswordLoginPolicyService],
 })
 export class AuthModule {}

@@ -1,7 +1,6 @@
 import { UserAccountsModule } from './users/user-accounts.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '../auth/auth.module';
 import { DeviceGroupController } from './device-groups/device-group.controller';
 import { DeviceGroupMemberEntity } from './device-groups/device-group-member.entity';
 import { DeviceGroupEntity } from './device-groups/device-group.entity';
@@ -43,7 +42,7 @@ import { UserRepository } from './users/user.repository';
 import { UserService } from './users/user.service';
 
 @Module({
-  imports: [AuthModule, UserAccountsModule, AgentPresenceModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity, PartnerEntity])],
+  imports: [UserAccountsModule, AgentPresenceModule, TypeOrmModule.forFeature([OrganizationEntity, RoleEntity, SiteEntity, DeviceEntity, AgentEntity, DeviceGroupEntity, DeviceGroupMemberEntity, PartnerEntity])],
   controllers: [OrganizationController, SiteController, DeviceGroupController, DeviceController, RoleController, UserController, PartnerMembershipController, InvitationController],
   providers: [
     OrganizationService,
