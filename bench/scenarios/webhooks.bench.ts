@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from '../../src/infra/database/embedded-postgres';
+import { WebhookDeliveryWorker } from '../../src/modules/webhooks/webhook-delivery.worker';
 import type { CustomResult, Scenario } from '../bench.types';
 import { seedColdOrg } from './ingest-cold-start.bench';
 import { openLoop, promptBody, startChild, waitUntil } from './ingest.bench';
@@ -29,6 +30,9 @@ export const scenario: Scenario = {
   name: `webhooks: ${RATE} elevation events/s into a subscription whose receiver answers in ${RECEIVER_MS} ms`,
   order: 80,
   async prepare(ctx): Promise<CustomResult> {
+    // The runner's own app runs the background jobs with production settings, which refuse the local
+    // receiver (insecure_scheme): its delivery worker stands aside, so the sibling below delivers everything.
+    await ctx.app.get(WebhookDeliveryWorker, { strict: false }).onModuleDestroy();
     const { ids, tokens, agentIds } = await seedColdOrg(ctx, 'Webhooks', DEVICES);
     const next = () => {
       const i = Math.floor(Math.random() * DEVICES);
@@ -96,6 +100,10 @@ export const scenario: Scenario = {
            FROM webhook_messages WHERE subscription_id = $1`,
         [subscriptionId],
       );
+      const failures = await ctx.ownerQuery<{ reason: string; n: string }>(
+        `SELECT coalesce(failure_reason, 'none') AS reason, count(*) AS n FROM webhook_deliveries WHERE subscription_id = $1 AND outcome = 'failed' GROUP BY 1 ORDER BY 2 DESC`,
+        [subscriptionId],
+      );
       const name = `webhooks, ${RATE}/s offered ingest for ${SECONDS} s, receiver ${RECEIVER_MS} ms`;
       return {
         kind: 'custom',
@@ -104,6 +112,7 @@ export const scenario: Scenario = {
           { scenario: `${name}: ingest p99 with the subscription and its deliveries`, value: withHooks.p99, unit: `ms (${withHooks.reqPerSec} req/s answered, ${withHooks.failed} failed)`, baseline: { value: without.p99, label: 'without' } },
           { scenario: `${name}: events queued / delivered during the load`, value: deliveredDuringLoad, unit: `delivered of ${queued} queued (${Math.round(deliveredDuringLoad / SECONDS)}/s)`, target: 'keeps up' },
           { scenario: `${name}: backlog at the end of the load`, value: backlogAtEnd, unit: `messages; drained ${drainedAfter === null ? `not within ${DRAIN_SECONDS} s` : `${drainedAfter.toFixed(1)} s after`}` },
+          { scenario: `${name}: failed attempts`, value: failures.reduce((n, f) => n + Number(f.n), 0), unit: failures.map((f) => `${f.reason} ${f.n}`).join(', ') || 'none' },
           { scenario: `${name}: event to delivery, p50 / p99`, value: Math.round(lag.p99), unit: `ms p99 (p50 ${Math.round(lag.p50)} ms; ${lag.dead} dead)` },
         ],
       };
