@@ -8,6 +8,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import { pgbouncer } from './scale-out.kit';
+import { TS_NODE_FLAGS } from '../support/ts-node-child';
 
 const ROOT = join(__dirname, '../..');
 /** Booting Nest through ts-node on a busy two-core machine. */
@@ -28,7 +29,7 @@ export interface InstanceProcess {
 export async function startInstanceProcess(env: Record<string, string> = {}): Promise<InstanceProcess> {
   const appUrl = pgbouncer().appUrl;
   const port = await freePort();
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'instance.main.ts')], {
+  const child = spawn(process.execPath, [...TS_NODE_FLAGS, join(__dirname, 'instance.main.ts')], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_APP_URL: appUrl, DATABASE_PREPARED_STATEMENTS: 'false', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withFileLock } from '../../../src/infra/fs/file-lock';
+import { TS_NODE_FLAGS } from '../../support/ts-node-child';
 import { send } from '../shutdown/service-process';
 
 export const ROOT = join(__dirname, '../../..');
@@ -42,7 +43,7 @@ export interface Run {
 
 /** `node <script>` for a source file of the service, through ts-node. */
 export function source(script: string, ...args: string[]): [string, string[]] {
-  return [process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, script), ...args]];
+  return [process.execPath, [...TS_NODE_FLAGS, join(ROOT, script), ...args]];
 }
 
 /** Starts a command of the service (the service itself, src/main.ts, by default) in ROOT. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { freePort } from '../../../src/infra/database/embedded-postgres';
 import type { Fixture } from '../../../src/seed/fixture.types';
 import { scratchDatabase, send, startService } from '../shutdown/service-process';
+import { TS_NODE_FLAGS } from '../../support/ts-node-child';
 
 const ROOT = join(__dirname, '../../..');
 const BOOT_MS = 180_000;
@@ -34,7 +35,7 @@ async function productionStart(db: { ownerUrl: string; appUrl: string }): Promis
     DATA_DIR: dataDir,
   };
   delete env.SSO_ALLOW_INSECURE_LOOPBACK_IDP;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TS_NODE_FLAGS, join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

@@ -6,11 +6,12 @@ import { Client, Pool } from 'pg';
 import { prepareDatabase } from '../../../src/bootstrap';
 import { ConfigError, loadConfig } from '../../../src/infra/config/app-config';
 import { ensureDatabase, migrate } from '../../../src/infra/database/migrate';
+import { TS_NODE_FLAGS } from '../../support/ts-node-child';
 
 /** An embedded PostgreSQL that checks passwords, in a child process (see auth-app-role.pg.child.ts). */
 async function startPasswordCheckingPostgres(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
   const child: ChildProcess = fork(join(__dirname, 'auth-app-role.pg.child.ts'), [dataDir], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    execArgv: TS_NODE_FLAGS,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((res, rej) => {
@@ -128,7 +129,7 @@ describe('the request role cannot be reached with a predictable password', () =>
       new Promise<string>((res, rej) =>
         execFile(
           process.execPath,
-          ['-r', 'ts-node/register/transpile-only', '-e', script, dir],
+          [...TS_NODE_FLAGS, '-e', script, dir],
           { cwd: join(__dirname, '../../..') },
           (err, stdout) => (err ? rej(err) : res(stdout)),
         ),

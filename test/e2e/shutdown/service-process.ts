@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../../src/infra/database/embedded-postgres';
 import type { Fixture } from '../../../src/seed/fixture.types';
+import { TS_NODE_FLAGS } from '../../support/ts-node-child';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -58,7 +59,7 @@ export function scratchDatabase(): { ownerUrl: string; appUrl: string; query<T =
 export async function startService(db: { ownerUrl: string; appUrl: string }, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'rmm-shutdown-data-'));
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, [...TS_NODE_FLAGS, join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { ensureAppRoleLogin } from '../../../src/infra/database/app-role';
 import { freePort } from '../../../src/infra/database/embedded-postgres';
 import { ensureDatabase, migrate } from '../../../src/infra/database/migrate';
+import { TS_NODE_FLAGS } from '../../support/ts-node-child';
 import { ensureDebianPackage } from './debian-package';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -24,7 +25,7 @@ export interface FaultPostgresServer {
 
 async function startPostgresChild(dataDir: string): Promise<FaultPostgresServer> {
   const child: ChildProcess = fork(join(__dirname, 'postgres.child.ts'), [dataDir], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    execArgv: TS_NODE_FLAGS,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((res, rej) => {
