@@ -58,6 +58,35 @@ describe('agents are seen: devices show when their agent last called and whether
   });
   afterAll(() => t.close());
 
+  /**
+   * The agent calls, then the device is read until it shows online. A device shows online only
+   * while its last sighting is younger than the threshold, so on a machine too busy to flush and
+   * read within it after the call, that round proves nothing and the agent calls again; a round
+   * that had the whole threshold and never saw it online fails.
+   */
+  async function callUntilOnline(): Promise<DeviceBody> {
+    for (let round = 0; round < 10; round++) {
+      const calledAt = Date.now();
+      expect((await agentCalls(k, 'deviceA1').poll()).status).toBe(200);
+      // This call's sighting, or one kept because it was within a flush interval before it (the writes are coalesced).
+      const seenNow = (d: DeviceBody) => d.agentStatus === 'online' && new Date(d.lastSeenAt!).getTime() >= calledAt - FLUSH_MS;
+      const read = await until(() => device('adminA', 'deviceA1'), seenNow, ONLINE_MS);
+      if (seenNow(read)) return read;
+      expect(Date.now() - calledAt).toBeGreaterThanOrEqual(ONLINE_MS);
+    }
+    throw new Error('the machine never flushed and read a sighting within the online threshold in ten rounds');
+  }
+
+  /** Answers `read` made while the device is certainly online: started and finished within the threshold of a sighting. */
+  async function whileOnline<T>(read: () => Promise<T>): Promise<T> {
+    for (let round = 0; round < 10; round++) {
+      const seen = await callUntilOnline();
+      const value = await read();
+      if (Date.now() < new Date(seen.lastSeenAt!).getTime() + ONLINE_MS - 100) return value;
+    }
+    throw new Error('the machine never read the devices within the online threshold of a sighting in ten rounds');
+  }
+
   it('shows never, with no lastSeenAt, for a device whose agent has not called and for a device without an agent', async () => {
     expect(await device('adminA', 'deviceA1')).toMatchObject({ lastSeenAt: null, agentStatus: 'never' });
     const created = await request(t.http).post('/api/v1/devices').set('Authorization', k.admin.adminA).send({ siteId: k.ids.siteA1, hostname: `NO-AGENT-${Date.now()}` });
@@ -66,28 +95,37 @@ describe('agents are seen: devices show when their agent last called and whether
   });
 
   it("shows a device online, with the time of its agent's last request, once the agent has read its settings, polled and raised a prompt", async () => {
-    const before = Date.now();
     const calls = agentCalls(k, 'deviceA1');
-    expect((await calls.settings()).status).toBe(200);
-    expect((await calls.poll()).status).toBe(200);
-    expect((await calls.ingest()).status).toBeLessThan(300);
-    const after = Date.now();
-    const seen = await until(() => device('adminA', 'deviceA1'), (d) => d.agentStatus === 'online');
-    expect(seen.agentStatus).toBe('online');
+    let before = 0;
+    let after = 0;
+    let seen: DeviceBody | null = null;
+    // A round whose sighting was not read within the online threshold (a busy machine) proves nothing: the agent calls again.
+    for (let round = 0; round < 10 && !seen; round++) {
+      before = Date.now();
+      expect((await calls.settings()).status).toBe(200);
+      expect((await calls.poll()).status).toBe(200);
+      expect((await calls.ingest()).status).toBeLessThan(300);
+      after = Date.now();
+      const read = await until(() => device('adminA', 'deviceA1'), (d) => d.agentStatus === 'online', ONLINE_MS);
+      if (read.agentStatus === 'online') seen = read;
+      else expect(Date.now() - after).toBeGreaterThanOrEqual(ONLINE_MS);
+    }
+    if (!seen) throw new Error('the machine never flushed and read a sighting within the online threshold in ten rounds');
     // Written from the database's clock, which this machine shares.
     expect(new Date(seen.lastSeenAt!).getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(new Date(seen.lastSeenAt!).getTime()).toBeLessThanOrEqual(after + 1000);
-    const listed = (await list('adminA')).devices.find((d) => d.id === k.ids.deviceA1);
-    expect(listed).toMatchObject({ lastSeenAt: seen.lastSeenAt, agentStatus: 'online' });
+    const listed = (await whileOnline(() => list('adminA'))).devices.find((d) => d.id === k.ids.deviceA1);
+    expect(listed).toMatchObject({ agentStatus: 'online' });
+    expect(new Date(listed!.lastSeenAt!).getTime()).toBeGreaterThanOrEqual(new Date(seen.lastSeenAt!).getTime());
   });
 
   it('filters the device list by agent state, and refuses a state that does not exist', async () => {
-    expect((await list('adminA', '?agentStatus=online')).ids).toEqual([k.ids.deviceA1]);
+    expect((await whileOnline(() => list('adminA', '?agentStatus=online'))).ids).toEqual([k.ids.deviceA1]);
     expect((await list('adminA', '?agentStatus=never')).ids).toContain(k.ids.deviceA2);
     expect((await list('adminA', '?agentStatus=never')).ids).not.toContain(k.ids.deviceA1);
-    expect((await list('adminA', '?agentStatus=offline')).ids).toEqual([]);
+    expect((await whileOnline(() => list('adminA', '?agentStatus=offline'))).ids).toEqual([]);
     // A page past the end still counts the filtered devices.
-    const past = await request(t.http).get('/api/v1/devices?agentStatus=online&page=2&limit=1').set('Authorization', k.admin.adminA);
+    const past = await whileOnline(() => request(t.http).get('/api/v1/devices?agentStatus=online&page=2&limit=1').set('Authorization', k.admin.adminA));
     expect(past.body).toMatchObject({ devices: [], pagination: { page: 2, limit: 1, total: 1 } });
     expect((await list('adminA', '?agentStatus=asleep')).status).toBe(400);
   });
@@ -101,17 +139,14 @@ describe('agents are seen: devices show when their agent last called and whether
   });
 
   it('turns a device offline, keeping its last sighting, once its agent has not called for the threshold, and online again when it calls', async () => {
-    const online = await device('adminA', 'deviceA1');
-    expect(online.agentStatus).toBe('online');
-    const offline = await until(() => device('adminA', 'deviceA1'), (d) => d.agentStatus === 'offline', ONLINE_MS + 3000);
+    const online = await callUntilOnline();
+    const offline = await until(() => device('adminA', 'deviceA1'), (d) => d.agentStatus === 'offline', ONLINE_MS + 10_000);
     expect(offline).toMatchObject({ agentStatus: 'offline', lastSeenAt: online.lastSeenAt });
     expect(Date.now() - new Date(offline.lastSeenAt!).getTime()).toBeGreaterThanOrEqual(ONLINE_MS);
     expect((await list('adminA', '?agentStatus=offline')).ids).toEqual([k.ids.deviceA1]);
     expect((await list('adminA', '?agentStatus=online')).ids).toEqual([]);
 
-    expect((await agentCalls(k, 'deviceA1').poll()).status).toBe(200);
-    const back = await until(() => device('adminA', 'deviceA1'), (d) => d.agentStatus === 'online');
-    expect(back.agentStatus).toBe('online');
+    const back = await callUntilOnline();
     expect(new Date(back.lastSeenAt!).getTime()).toBeGreaterThan(new Date(online.lastSeenAt!).getTime());
   });
 });
