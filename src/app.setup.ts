@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -19,6 +20,8 @@ import { MetricsService } from './infra/metrics/metrics.service';
 import openApiMetadata from './metadata';
 
 export const API_PREFIX = 'api/v1';
+/** How long an idle keep-alive connection is kept (see configureApp). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /**
  * Body-parser and decompression failures become contract errors here, each with its 4xx; left
@@ -150,6 +153,13 @@ export async function configureApp(app: NestExpressApplication, opts: { logs?: b
   app.use((req: Request, res: Response, next: NextFunction) => (req.path.startsWith(api) ? next() : assets(req, res, next)));
   // The request's context (its id, address, principal, transaction) for everything the router runs.
   app.use(requestContextMiddleware);
+  // An idle keep-alive connection stays open longer than the idle timeout of the load balancers in front of a service
+  // (60 s on the common ones) and of the HTTP clients that reuse it: the side that closes first must be theirs, or a
+  // request sent on a connection this server has just closed fails with a reset (a 502 behind a balancer). Node's
+  // default is 5 s. The graceful stop closes idle connections itself (src/shutdown.ts).
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   // No enableShutdownHooks: main.ts installs the one graceful stop (src/shutdown.ts), which closes the application once.
 
   const document = await buildOpenApiDocument(app, openApiMetadata);

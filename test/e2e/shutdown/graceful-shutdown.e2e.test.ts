@@ -70,7 +70,9 @@ describe('graceful shutdown of a running instance', () => {
       let signalledAt = 0;
       // Four agents ingesting back to back on kept-alive connections until the instance refuses connections.
       const { accepted, statuses, errors, done: loops } = sustainedIngest(s.port, agents, () => signalledAt > 0);
-      await sleep(1500);
+      // Ingest under way before the signal: 40 prompts accepted (1.5 s on an idle machine), however busy the machine is.
+      const started = Date.now();
+      while (accepted.length < 40 && Date.now() - started < 30_000) await sleep(50);
       const slow = await slowSignIn(s.port);
       await sleep(500);
 
@@ -97,7 +99,7 @@ describe('graceful shutdown of a running instance', () => {
       expect(JSON.parse(slowAnswer.slice(slowAnswer.indexOf('\r\n\r\n') + 4))).toMatchObject({ mfaRequired: true });
 
       // Ingest went on during the listen window; every answer was an acceptance or the device rate limit, never a failure.
-      expect(acceptedBefore).toBeGreaterThan(40);
+      expect(acceptedBefore).toBeGreaterThanOrEqual(40);
       // A failure names the answers after the signal, so that it says whether none came or all were refused.
       const afterSignal = { accepted: accepted.length - acceptedBefore, answers: countBy(statuses.slice(answeredBefore)), errors: countBy(errors) };
       if (afterSignal.accepted <= 0) throw new Error(`no prompt was accepted after SIGTERM: ${JSON.stringify(afterSignal)}`);
