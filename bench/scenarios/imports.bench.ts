@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { BenchContext, Scenario } from '../bench.types';
+import { memoryMb, servicePid } from '../service-process';
 
 /**
  * Import benchmark (issue 30: "60,042 records in ≤ 10 s, a re-import in ≤ 5 s, the 202 in ≤ 1 s").
@@ -113,27 +113,12 @@ async function timedImport(baseUrl: string, token: string, body: string): Promis
 
 /** Peak resident set of the process listening on the service's port, when it can be found (Linux). */
 function servicePeakRssMb(baseUrl: string): number | null {
-  const port = Number(new URL(baseUrl).port);
   try {
-    // A service listening on '::' appears in tcp6 only.
-    const listening = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => { try { return readFileSync(f, 'utf8').split('\n').slice(1); } catch { return []; } });
-    const inode = listening.map((l) => l.trim().split(/\s+/)).find((f) => f[3] === '0A' && parseInt(f[1]?.split(':').pop() ?? '', 16) === port)?.[9];
-    if (!inode) return null;
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      let fds: string[];
-      try {
-        fds = readdirSync(`/proc/${pid}/fd`);
-      } catch {
-        continue;
-      }
-      if (fds.some((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`; } catch { return false; } })) {
-        return Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-      }
-    }
+    const pid = servicePid(baseUrl);
+    return pid === null ? null : memoryMb(pid).peak;
   } catch {
     return null;
   }
-  return null;
 }
 
 export async function run(ctx: Pick<BenchContext, 'baseUrl' | 'seed' | 'token'>): Promise<BenchRow[]> {
