@@ -109,7 +109,14 @@ describe('npm run doctor', () => {
       const missing = new URL(ready.ownerUrl);
       missing.pathname = `${missing.pathname}_never_created`;
       const dir = dataDir();
-      const roles = `SELECT r.rolname, r.rolpassword, r.rolcanlogin, s.setconfig FROM pg_authid r LEFT JOIN pg_db_role_setting s ON s.setrole = r.oid WHERE r.rolname = 'app_user' ORDER BY 1, 4`;
+      // The role itself, and its settings everywhere or in the databases doctor is pointed at: other files of the run
+      // create and drop databases of their own, each with the role's settings in it, meanwhile.
+      const names = [ready.ownerUrl, pending.ownerUrl, missing.toString()].map((u) => new URL(u).pathname.slice(1));
+      const roles = `SELECT r.rolname, r.rolpassword, r.rolcanlogin, s.setdatabase, s.setconfig
+                       FROM pg_authid r
+                       LEFT JOIN pg_db_role_setting s ON s.setrole = r.oid
+                        AND (s.setdatabase = 0 OR s.setdatabase IN (SELECT oid FROM pg_database WHERE datname = ANY ('{${names.join(',')}}'::text[])))
+                      WHERE r.rolname = 'app_user' ORDER BY 1, 4, 5`;
       // Other runs on the server create and drop databases of their own: only the one named is looked for.
       const created = () => ready.query(`SELECT datname FROM pg_database WHERE datname = $1`, [missing.pathname.slice(1)]);
       const before = { roles: await ready.query(roles), pending: await pending.query(`SELECT to_regclass('migrations') AS t`) };
