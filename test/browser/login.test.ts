@@ -93,14 +93,22 @@ describeInBrowser('sign-in in a real browser', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: chrome.ok ? chrome.path : undefined,
-      headless: true,
-      // launch() gives every run a fresh temporary user-data-dir of its own.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    op = await startOidcOp();
-    app = await startIsolatedApp();
+    // Three independent starts (a browser, the OP's child process, the app on its own database) at once;
+    // all of them settle before a failure is thrown, so afterAll stops whichever did start.
+    const started = await Promise.allSettled([
+      chromium
+        .launch({
+          executablePath: chrome.ok ? chrome.path : undefined,
+          headless: true,
+          // launch() gives every run a fresh temporary user-data-dir of its own.
+          args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        })
+        .then((b) => (browser = b)),
+      startOidcOp().then((o) => (op = o)),
+      startIsolatedApp().then((a) => (app = a)),
+    ]);
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
 
     const label = uniq('web');
     const ssoDomain = `sso-${label}.example`;

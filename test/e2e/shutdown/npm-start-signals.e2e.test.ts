@@ -15,6 +15,39 @@ function children(pid: number): number[] {
   }
 }
 
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+type Signal = (typeof SIGNALS)[number];
+
+/** One `npm start` per signal, each with a data directory, a port and an embedded PostgreSQL of its own. */
+const starts: Partial<Record<Signal, { dataDir: string; npm: Run }>> = {};
+
+/**
+ * The two starts share nothing, so they boot at the same time, before the first test; each waits,
+ * idle, for its own signal. Every start settles before a failure is thrown, so afterAll stops both.
+ */
+beforeAll(async () => {
+  ensureBuilt();
+  const booted = await Promise.allSettled(
+    SIGNALS.map(async (signal) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'rmm-npm-start-'));
+      // The embedded PostgreSQL runs as its own user (the tests may run as root), which must reach its directory.
+      chmodSync(dataDir, 0o755);
+      const port = await freePort();
+      const npm = run(cleanEnv({ DATA_DIR: dataDir, PORT: String(port), START_JOBS: 'false' }), ['npm', ['start', '--silent', '--ignore-scripts']]);
+      starts[signal] = { dataDir, npm };
+      expect(await npm.ready(port, BOOT_MS)).toBe(true);
+    }),
+  );
+  const failed = booted.find((b): b is PromiseRejectedResult => b.status === 'rejected');
+  if (failed) throw failed.reason;
+}, BOOT_MS);
+afterAll(() => {
+  for (const { dataDir, npm } of Object.values(starts)) {
+    if (npm.child.exitCode === null && npm.child.signalCode === null) npm.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 /**
  * Issue 31 item 3: a supervisor signals the process it started, `npm start` itself. The service
  * (npm's child) and its embedded PostgreSQL (the service's child) stop, and nothing is left behind.
@@ -22,28 +55,11 @@ function children(pid: number): number[] {
  * script's node); its prestart build is left to ensureBuilt, which the files needing dist take in
  * turn (--ignore-scripts skips only the pre and post scripts).
  */
-describe.each(['SIGTERM', 'SIGINT'] as const)('%s sent to npm start', (signal) => {
-  let dataDir: string;
-  let npm: Run;
-  let port: number;
-
-  beforeAll(async () => {
-    ensureBuilt();
-    dataDir = mkdtempSync(join(tmpdir(), 'rmm-npm-start-'));
-    // The embedded PostgreSQL runs as its own user (the tests may run as root), which must reach its directory.
-    chmodSync(dataDir, 0o755);
-    port = await freePort();
-    npm = run(cleanEnv({ DATA_DIR: dataDir, PORT: String(port), START_JOBS: 'false' }), ['npm', ['start', '--silent', '--ignore-scripts']]);
-    expect(await npm.ready(port, BOOT_MS)).toBe(true);
-  }, BOOT_MS);
-  afterAll(() => {
-    if (npm && npm.child.exitCode === null && npm.child.signalCode === null) npm.child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
+describe.each(SIGNALS)('%s sent to npm start', (signal) => {
   it(
     'stops the service and its embedded PostgreSQL, and npm exits after them',
     async () => {
+      const { dataDir, npm } = starts[signal]!;
       const service = children(npm.child.pid!);
       expect(service).toHaveLength(1);
       const pidFile = join(dataDir, 'postgres/pg/postmaster.pid');
