@@ -2,8 +2,9 @@
  * One `npm test` runs every tier. Integration, e2e and browser tests share one
  * uniquely named database created by the global setup and dropped at the end.
  */
-// Type checking is done once by `tsc` in pretest; ts-jest only transpiles.
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: false }];
+// Type checking is done once by `tsc` in pretest; ts-jest only transpiles, each file once for every
+// project of the run (test/support/ts-jest-shared-cache.js).
+const tsJest = ['<rootDir>/test/support/ts-jest-shared-cache.js', { tsconfig: 'tsconfig.jest.json', diagnostics: false }];
 const common = {
   transform: { '^.+\\.ts$': tsJest },
   moduleFileExtensions: ['ts', 'js', 'json'],
