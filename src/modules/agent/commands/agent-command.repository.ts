@@ -8,7 +8,29 @@ const TAKE_COMMANDS = prepared(
   `SELECT id, type, payload, status, elevation_request_id, created_at, delivery_count, redeliver_in_ms FROM app_agent_commands_take($1, $2, $3, $4, make_interval(secs => $5))`,
 );
 
+/** Many agents' reads in one call, each exactly as TAKE_COMMANDS (migration 1763702900000); `n` names the read a row answers. */
+const TAKE_COMMANDS_MANY = prepared(
+  'agent_commands_take_many',
+  `SELECT n, id, type, payload, status, elevation_request_id, created_at, delivery_count, redeliver_in_ms
+     FROM app_agent_commands_take_many($1::uuid[], $2::uuid[], $3::uuid[], $4, make_interval(secs => $5))`,
+);
+
 export type CommandRow = DeviceCommandRow & { delivery_count: number };
+
+/** Which device's queue to read, for which agent (all three from the agent's token). */
+export interface QueueRead {
+  orgId: string;
+  deviceId: string;
+  agentId: string;
+}
+
+type TakenRow = CommandRow & { redeliver_in_ms: number | null };
+
+function taken(rows: TakenRow[]): Take {
+  const marker = rows.find((r) => r.id === null);
+  const commands = rows.filter((r) => r.id !== null).sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
+  return { commands, redeliverInMs: marker?.redeliver_in_ms ?? null };
+}
 
 /** What a read of the queue hands out, and (nothing handed out) in how long an unacknowledged delivery is due again. */
 export interface Take {
@@ -30,10 +52,25 @@ export class AgentCommandRepository {
    * disjoint rows (a withdrawn command is excluded from the hand-out), as PostgreSQL requires.
    */
   async take(orgId: string, deviceId: string, agentId: string, limit: number, redeliverSeconds: number): Promise<Take> {
-    const rows = await this.db.rows<CommandRow & { redeliver_in_ms: number | null }>(TAKE_COMMANDS, [orgId, deviceId, agentId, limit, redeliverSeconds]);
-    const marker = rows.find((r) => r.id === null);
-    const commands = rows.filter((r) => r.id !== null).sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
-    return { commands, redeliverInMs: marker?.redeliver_in_ms ?? null };
+    return taken(await this.db.rows<TakenRow>(TAKE_COMMANDS, [orgId, deviceId, agentId, limit, redeliverSeconds]));
+  }
+
+  /**
+   * take() for several reads in one statement, in the order given (a device named twice is read
+   * twice, the second read seeing what the first handed out): one Take per read. Runs in system
+   * context: every read names its organization, device and agent, all from an agent's token.
+   */
+  async takeMany(reads: readonly QueueRead[], limit: number, redeliverSeconds: number): Promise<Take[]> {
+    const rows = await this.db.rows<TakenRow & { n: number }>(TAKE_COMMANDS_MANY, [
+      reads.map((r) => r.orgId),
+      reads.map((r) => r.deviceId),
+      reads.map((r) => r.agentId),
+      limit,
+      redeliverSeconds,
+    ]);
+    const byRead: TakenRow[][] = reads.map(() => []);
+    for (const row of rows) byRead[row.n - 1].push(row);
+    return byRead.map(taken);
   }
 
   find(orgId: string, deviceId: string, id: string): Promise<CommandRow | null> {

@@ -1,17 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { scopeOf, type Principal } from '../../../common/principal';
-import { APP_CONFIG, type AppConfig } from '../../../infra/config/app-config';
-import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { AuditService } from '../../audit/audit.service';
 import { DeviceCommandService } from '../../pam/requests/device-command.service';
 import { ElevationTransitionService } from '../../pam/requests/elevation-transition.service';
 import type { AgentCommandDto, AgentCommandListDto, CommandAckResponseDto, CommandResultDto, CommandResultResponseDto } from './agent-command.dto';
 import { AgentCommandErrors } from './agent-command.errors';
 import { AgentCommandRepository, CommandRow } from './agent-command.repository';
+import { CommandQueueReads } from './command-queue-reads';
 import { CommandWakeups } from './command-wakeups';
 import { AgentPresenceService } from '../../tenancy/devices/agent-presence.service';
 
-export const COMMANDS_PER_FETCH = 50;
 /** The longest wait an agent may hold (`wait`, seconds). */
 export const MAX_WAIT_SECONDS = 60;
 /** A wait reads the queue again for a redelivery no sooner than this (the due time is rounded, the clocks are two). */
@@ -34,8 +32,7 @@ export class AgentCommandService {
     private readonly audit: AuditService,
     private readonly wakeups: CommandWakeups,
     private readonly presence: AgentPresenceService,
-    private readonly tx: TenantTransactionService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly reads: CommandQueueReads,
   ) {}
 
   /**
@@ -47,7 +44,7 @@ export class AgentCommandService {
   async fetch(principal: Principal, waitSeconds = 0, gone?: AbortSignal): Promise<AgentCommandListDto> {
     const { orgId, deviceId, agentId } = principal.agent!;
     const scope = scopeOf(principal);
-    const take = () => this.tx.runOneStatement(scope, () => this.repo.take(orgId, deviceId, agentId, COMMANDS_PER_FETCH, this.config.agentCommandRedeliverSeconds));
+    const take = () => this.reads.take({ orgId, deviceId, agentId }, scope);
     if (waitSeconds <= 0) return { commands: (await take()).commands.map(toDto) };
     const deadline = Date.now() + waitSeconds * 1000;
     // Armed before the first read: a command committed between that read and the wait still wakes it.

@@ -3,5 +3,9 @@
 -- TAKE_COMMANDS (prepared agent_commands_take_v2)
 SELECT id, type, payload, status, elevation_request_id, created_at, delivery_count, redeliver_in_ms FROM app_agent_commands_take($1, $2, $3, $4, make_interval(secs => $5));
 
+-- TAKE_COMMANDS_MANY (prepared agent_commands_take_many)
+SELECT n, id, type, payload, status, elevation_request_id, created_at, delivery_count, redeliver_in_ms
+FROM app_agent_commands_take_many($1::uuid[], $2::uuid[], $3::uuid[], $4, make_interval(secs => $5));
+
 -- AgentCommandRepository.find
 SELECT id, type, payload, status, elevation_request_id, created_at FROM device_commands WHERE org_id = $1 AND device_id = $2 AND id = $3;
