@@ -86,6 +86,8 @@ export interface Load {
   total: number;
   /** Open loop only: the p99 of the requests due in each second of the run, in order. */
   perSecondP99?: number[];
+  /** Open loop only: the wall-clock time its first second started, to find a slow second in other logs. */
+  startedAt?: Date;
 }
 
 /** Offered rate of the open-loop run: what a large fleet really sends, not what saturates the service. */
@@ -111,6 +113,7 @@ export async function openLoop(url: string, durationSeconds: number, rate: numbe
   let failed = 0;
   const total = Math.round(durationSeconds * rate);
   const start = performance.now() + 50;
+  const startedAt = new Date(Date.now() + 50);
   const sent: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / rate;
@@ -145,7 +148,7 @@ export async function openLoop(url: string, durationSeconds: number, rate: numbe
     const sorted = [...values].sort((a, b) => a - b);
     return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? 0);
   };
-  return { reqPerSec: Math.round(latencies.length / Math.max(elapsed, durationSeconds)), p50: at(0.5), p99: at(0.99), failed, total, perSecondP99: bySecond.map(p99Of) };
+  return { reqPerSec: Math.round(latencies.length / Math.max(elapsed, durationSeconds)), p50: at(0.5), p99: at(0.99), failed, total, perSecondP99: bySecond.map(p99Of), startedAt };
 }
 
 export function startChild(script: string, env: Record<string, string>): ChildProcess {
