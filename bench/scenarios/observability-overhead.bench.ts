@@ -12,20 +12,21 @@ import type { BenchContext, CustomResult, Scenario } from '../bench.types';
 import { DEVICES, seedIngest, startChild, waitUntil } from './ingest.bench';
 
 /**
- * What metrics and tracing cost (issue: metrics, traces, webhooks and an audit stream). Two
+ * What metrics and tracing cost (issue: metrics, traces, webhooks and an audit stream). Three
  * instances of the service on the same database, alike but for tracing: one with no OTLP endpoint
- * (tracing off, nothing of OpenTelemetry loaded), one exporting every trace (the default sampler,
- * `parentbased_always_on`) to a local OTLP receiver that reads and drops what it gets, and scraped at
- * /metrics every second (Prometheus scrapes every 15 to 60 s). Each load runs on one then the other,
- * three times, alternating, and the figure is the median round's ratio: a drift of the machine over
- * the run shows in both and cancels. Loads: agent ingest at saturation (50 connections, 2,000
- * devices) and `GET /organizations` as a technician with 50 organizations (20 connections).
+ * (tracing off, nothing of OpenTelemetry loaded), one recording every trace (the default sampler,
+ * `parentbased_always_on`) and one a tenth of them (`parentbased_traceidratio`, 0.1), both exporting
+ * to a local OTLP receiver that reads and drops what it gets, and both scraped at /metrics every
+ * second (Prometheus scrapes every 15 to 60 s). Each load runs on one after the other, three times,
+ * alternating, and each figure is the median round's ratio: a drift of the machine over the run shows
+ * in all three and cancels. Loads: agent ingest at saturation (50 connections, 2,000 devices) and
+ * `GET /organizations` as a technician with 50 organizations (20 connections).
  *
- * Metrics are counted on both instances (they cannot be switched off, and every request pays their
- * middleware), so the end-to-end ratio holds tracing and scraping; the counting itself is measured
+ * Metrics are counted on every instance (they cannot be switched off, and every request pays their
+ * middleware), so the end-to-end ratios hold tracing and scraping; the counting itself is measured
  * apart: the request-timing middleware and an ingest decision counter, called a million times in this
  * process on the service's own MetricsService, as CPU microseconds per request beside the service's
- * CPU milliseconds per ingest.
+ * CPU per ingest.
  */
 const ROUNDS = 3;
 const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123';

@@ -1,3 +1,4 @@
+import { Gatherer } from '../../common/gatherer';
 import { PrincipalCache } from '../../common/principal-cache';
 import { PrincipalSource } from '../../common/principal-source';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
@@ -15,8 +16,9 @@ import { ScimConnectionLookup } from './scim-connection-lookup';
 const CACHE_MAX_ENTRIES = 10_000;
 /** The most agent tokens one lookup statement asks for. */
 export const AGENT_LOOKUP_BATCH = 500;
+/** Token lookup statements on their way at once at most; lookups that arrive meanwhile go together in the next. */
+export const AGENT_LOOKUPS_IN_FLIGHT = 2;
 
-type Waiter = { resolve: (p: Principal | null) => void; reject: (e: unknown) => void };
 
 /** The channel the database announces changes to callers on (migration 1763702400000): `<kind>:<id>`. */
 export const PRINCIPAL_CHANGES_CHANNEL = 'principal_changes';
@@ -41,10 +43,14 @@ export class PrincipalResolverService implements PrincipalSource, PrincipalCache
    */
   private epoch = 0;
   /**
-   * Agent tokens not found in the cache, waiting for the lookup that answers every agent arriving
-   * in the same turn of the event loop, by token hash (several requests of one agent share one entry).
+   * Agent tokens not found in the cache, gathered (common/gatherer.ts): those arriving in one turn of
+   * the event loop, or while AGENT_LOOKUPS_IN_FLIGHT earlier lookups are on their way, are looked up
+   * in one statement.
    */
-  private agentsWaiting = new Map<string, Waiter[]>();
+  private readonly agentLookups = new Gatherer<string, AgentRow | null>((hashes) => this.lookUpAgents(hashes), {
+    perCall: AGENT_LOOKUP_BATCH,
+    inFlight: AGENT_LOOKUPS_IN_FLIGHT,
+  });
 
   constructor(
     private readonly tokens: TokenService,
@@ -236,39 +242,23 @@ export class PrincipalResolverService implements PrincipalSource, PrincipalCache
 
   /**
    * An agent token's principal. Lookups are gathered until the event loop has read what arrived
-   * with them and answered in one statement per AGENT_LOOKUP_BATCH tokens: after a restart a whole
-   * fleet reconnects within seconds, each agent missing the cache, and one statement for hundreds
-   * of them costs little more than one for one. It runs in system context of its own, outside any
-   * request's transaction: the guard resolves the caller before a request opens one. A caller that
-   * is already inside a transaction looks its agent up alone, in it.
+   * with them, and while earlier lookups are on their way, and answered in one statement per
+   * AGENT_LOOKUP_BATCH tokens: after a restart a whole fleet reconnects within seconds, each agent
+   * missing the cache, and one statement for hundreds of them costs little more than one for one.
+   * It runs in system context of its own, outside any request's transaction: the guard resolves
+   * the caller before a request opens one. A caller that is already inside a transaction looks its
+   * agent up alone, in it.
    */
-  private loadAgent(token: string): Promise<Principal | null> {
+  private async loadAgent(token: string): Promise<Principal | null> {
     const hash = tokenHash(token);
     if (this.tx.inTransaction()) return this.tx.withSystemLookup('resolve agent tokens to their devices', async () => agentPrincipal(await this.repo.agent(hash)));
-    return new Promise((resolve, reject) => {
-      const waiting = this.agentsWaiting.get(hash);
-      if (waiting) return void waiting.push({ resolve, reject });
-      this.agentsWaiting.set(hash, [{ resolve, reject }]);
-      if (this.agentsWaiting.size === 1) setImmediate(() => this.lookUpWaitingAgents());
-    });
+    return agentPrincipal(await this.agentLookups.call(hash));
   }
 
-  private lookUpWaitingAgents(): void {
-    const waiting = this.agentsWaiting;
-    this.agentsWaiting = new Map();
-    const hashes = [...waiting.keys()];
-    for (let i = 0; i < hashes.length; i += AGENT_LOOKUP_BATCH) {
-      const batch = hashes.slice(i, i + AGENT_LOOKUP_BATCH);
-      this.tx
-        .withSystemLookup('resolve agent tokens to their devices', () => this.repo.agents(batch))
-        .then((rows) => {
-          const found = new Map(rows.map((r) => [r.token_hash, r]));
-          for (const hash of batch) for (const w of waiting.get(hash)!) w.resolve(agentPrincipal(found.get(hash) ?? null));
-        })
-        .catch((e: unknown) => {
-          for (const hash of batch) for (const w of waiting.get(hash)!) w.reject(e);
-        });
-    }
+  private async lookUpAgents(hashes: string[]): Promise<(AgentRow | null)[]> {
+    const rows = await this.tx.withSystemLookup('resolve agent tokens to their devices', () => this.repo.agents([...new Set(hashes)]));
+    const found = new Map(rows.map((r) => [r.token_hash, r]));
+    return hashes.map((hash) => found.get(hash) ?? null);
   }
 }
 
