@@ -53,19 +53,25 @@ export class WebhookDeliveryRepository {
    * subscriptions in `skip` (those with as many attempts in flight as they may have). The attempt is
    * counted and the row leased (next_attempt_at moved past the lease) in the claiming statement, so
    * a message is sent by one worker at a time, and one whose worker died mid-send is claimed again
-   * when the lease ends, with the same id.
+   * when the lease ends, with the same id. Only the rows claimed are locked, after the limit: the
+   * candidates (the oldest due of each subscription) are read without a lock, so a claim running
+   * at the same time skips this claim's rows and takes the next ones instead of finding every
+   * candidate locked.
    */
   claim(batch: number, perSubscription: number, skip: readonly string[], leaseSeconds: number): Promise<ClaimedMessage[]> {
     return this.db.rows<ClaimedMessage>(
-      `WITH due AS (
-         SELECT m.id FROM webhook_subscriptions s
+      `WITH candidates AS MATERIALIZED (
+         SELECT c.id FROM webhook_subscriptions s
           CROSS JOIN LATERAL (
-            SELECT m.id, m.next_attempt_at FROM webhook_messages m
-             WHERE m.subscription_id = s.id AND m.status = 'pending' AND m.next_attempt_at <= now()
-             ORDER BY m.next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
-          ) m
+            SELECT c.id FROM webhook_messages c
+             WHERE c.subscription_id = s.id AND c.status = 'pending' AND c.next_attempt_at <= now()
+             ORDER BY c.next_attempt_at LIMIT $2
+          ) c
          WHERE s.enabled AND s.id <> ALL ($3::uuid[])
-         ORDER BY m.next_attempt_at LIMIT $1
+       ), due AS (
+         SELECT m.id FROM candidates k JOIN webhook_messages m ON m.id = k.id
+          WHERE m.status = 'pending' AND m.next_attempt_at <= now()
+          ORDER BY m.next_attempt_at LIMIT $1 FOR UPDATE OF m SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_messages m SET attempts = m.attempts + 1, next_attempt_at = now() + make_interval(secs => $4::int), last_attempt_at = now()
            FROM due WHERE m.id = due.id
