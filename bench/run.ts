@@ -136,8 +136,11 @@ async function settle(owner: Client): Promise<void> {
  * scenarios after it.
  */
 async function cancelLeftPushes(owner: Client): Promise<void> {
+  // Rows a push worker holds are skipped (it settles them itself), and the rest are locked in one
+  // order: updating them in whatever order the scan met them deadlocked with a worker's own update.
   await owner.query(`BEGIN; SELECT set_config('app.scope', 'system', true);
-    UPDATE push_outbox SET status = 'cancelled', last_error = 'benchmark: left undelivered' WHERE status = 'pending'; COMMIT`);
+    UPDATE push_outbox SET status = 'cancelled', last_error = 'benchmark: left undelivered'
+     WHERE id IN (SELECT id FROM push_outbox WHERE status = 'pending' ORDER BY id FOR UPDATE SKIP LOCKED); COMMIT`);
 }
 
 function scenarioFiles(dir: string): string[] {

@@ -69,7 +69,7 @@ export const scenario: Scenario = {
       const seconds = afterRules.perSecondP99!;
       const steady = seconds.slice(3);
       const worst = Math.max(...steady);
-      console.log(`  each second's p99 after the rules (ms), from ${afterRules.startedAt!.toISOString().slice(11, 23)}: ${seconds.join(' ')}`);
+      console.log(`  each second's p99 after the rules (ms), from ${afterRules.startedAt!.toISOString().slice(11, 23)} (monotonic ${afterRules.startedMonotonicUs} µs): ${seconds.join(' ')}`);
       const name = `agent ingest, ${RATE}/s open loop`;
       return {
         kind: 'custom',

@@ -88,6 +88,8 @@ export interface Load {
   perSecondP99?: number[];
   /** Open loop only: the wall-clock time its first second started, to find a slow second in other logs. */
   startedAt?: Date;
+  /** Open loop only: the same moment on the monotonic clock (µs), the clock of V8's CPU profiles (their startTime). */
+  startedMonotonicUs?: number;
 }
 
 /** Offered rate of the open-loop run: what a large fleet really sends, not what saturates the service. */
@@ -114,6 +116,7 @@ export async function openLoop(url: string, durationSeconds: number, rate: numbe
   const total = Math.round(durationSeconds * rate);
   const start = performance.now() + 50;
   const startedAt = new Date(Date.now() + 50);
+  const startedMonotonicUs = Number(process.hrtime.bigint() / 1000n) + 50_000;
   const sent: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / rate;
@@ -148,7 +151,7 @@ export async function openLoop(url: string, durationSeconds: number, rate: numbe
     const sorted = [...values].sort((a, b) => a - b);
     return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? 0);
   };
-  return { reqPerSec: Math.round(latencies.length / Math.max(elapsed, durationSeconds)), p50: at(0.5), p99: at(0.99), failed, total, perSecondP99: bySecond.map(p99Of), startedAt };
+  return { reqPerSec: Math.round(latencies.length / Math.max(elapsed, durationSeconds)), p50: at(0.5), p99: at(0.99), failed, total, perSecondP99: bySecond.map(p99Of), startedAt, startedMonotonicUs };
 }
 
 export function startChild(script: string, env: Record<string, string>): ChildProcess {
