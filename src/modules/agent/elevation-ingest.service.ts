@@ -5,10 +5,12 @@ import type { Principal } from '../../common/principal';
 import { ApprovalFanoutService } from '../pam/approvals/approval-fanout.service';
 import { DecisionChainService } from '../pam/decision/decision-chain.service';
 import type { Decision } from '../pam/decision/decision.types';
+import { ElevationIntakeService } from '../pam/requests/elevation-intake.service';
+import type { ObservedElevationRequest } from '../pam/requests/elevation-intake.types';
 import { AgentErrors } from './agent.errors';
 import type { ElevationIngestDto, ElevationIngestResultDto } from './dto/elevation-ingest.dto';
-import { ElevationIngestRepository, IngestContext, NewElevationRequest } from './elevation-ingest.repository';
-import { DeviceRateLimiter } from './rate-limit/device-rate-limiter';
+import { ElevationIngestRepository, IngestContext } from './elevation-ingest.repository';
+import { DeviceRateLimiter, INGEST_BURST, INGEST_RATE_PER_SECOND } from './rate-limit/device-rate-limiter';
 import { DATABASE_RETRY_AFTER_SECONDS } from './rate-limit/postgres-rate-limiter.service';
 
 const AUDIT_ACTION = { pending: 'pam.elevation.request', auto_approved: 'pam.elevation.auto_approve', denied: 'pam.elevation.auto_deny' } as const;
@@ -22,14 +24,15 @@ function executableName(path: string): string {
  * Agent ingest of an observed elevation prompt (spec P4.6): the device comes from the agent
  * token, never from the body or a header; the decision chain runs on the server's clock; the
  * request row, its audit row, its `created` event and, when pending, the approval requests of
- * the eligible technicians are written in the request's one transaction. The audit row and the
- * event are the rows AuditService and PamEventService write, inserted with the request in one
- * statement because ingest is the service's hot path.
+ * the eligible technicians are written in the request's one transaction. The request is created
+ * by PAM (ElevationIntakeService), with its audit row and event in one statement because ingest is
+ * the service's hot path.
  */
 @Injectable()
 export class ElevationIngestService {
   constructor(
     private readonly repo: ElevationIngestRepository,
+    private readonly intake: ElevationIntakeService,
     private readonly chain: DecisionChainService,
     private readonly limiter: DeviceRateLimiter,
     private readonly fanout: ApprovalFanoutService,
@@ -98,7 +101,8 @@ export class ElevationIngestService {
       softwareEvidence: decision.evidence.length,
       ...(decision.error ? { evaluatorError: decision.error } : {}),
     };
-    const request: NewElevationRequest = {
+    const request: ObservedElevationRequest = {
+      flowType: 'uac_intercept',
       orgId,
       siteId: ctx.siteId,
       deviceId,
@@ -123,7 +127,8 @@ export class ElevationIngestService {
     const cls = this.cls.isActive() ? this.cls : null;
     const log = { agentId, auditAction: AUDIT_ACTION[status], details, requestId: cls?.get<string>('requestId') ?? null, ip: cls?.get<string>('ip') ?? null };
     // A database bucket is spent by the insert itself, last, so its row stays locked only until commit.
-    const created = await this.repo.insert(request, log, this.limiter.placement === 'database');
+    const bucket = this.limiter.placement === 'database' ? { burst: INGEST_BURST, ratePerSecond: INGEST_RATE_PER_SECOND } : null;
+    const created = await this.intake.createObserved(request, log, bucket);
     if (!created) throw AgentErrors.rateLimited(DATABASE_RETRY_AFTER_SECONDS);
     if (status === 'pending') await this.fanout.fanOut({ id: created.id, orgId });
     return { id: created.id, status };

@@ -11,7 +11,8 @@ import { PamRequestsModule } from './requests/pam-requests.module';
  * Its sub-modules: the control plane (rules, signer groups, organization default), the decision
  * chain, the elevation-request queue, mobile approvals, device actuation and the JIT and
  * tool-action flows. What the agent modules may use, services only (no repository leaves PAM):
- * DecisionChainService, ApprovalFanoutService, ElevationTransitionService and PamEventService.
+ * DecisionChainService, ElevationIntakeService (creating requests), ApprovalFanoutService,
+ * ElevationTransitionService and PamEventService.
  */
 @Module({
   imports: [PamControlModule, PamDecisionModule, PamRequestsModule, PamApprovalsModule, PamActuationModule, PamFlowsModule],

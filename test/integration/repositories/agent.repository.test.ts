@@ -1,6 +1,9 @@
-import { ElevationIngestRepository, type NewElevationRequest } from '../../../src/modules/agent/elevation-ingest.repository';
+import { ElevationIngestRepository } from '../../../src/modules/agent/elevation-ingest.repository';
+import { INGEST_BURST, INGEST_RATE_PER_SECOND } from '../../../src/modules/agent/rate-limit/device-rate-limiter';
 import { AgentCommandRepository } from '../../../src/modules/agent/commands/agent-command.repository';
 import { DeviceCommandRepository } from '../../../src/modules/pam/requests/device-command.repository';
+import { ElevationIntakeRepository } from '../../../src/modules/pam/requests/elevation-intake.repository';
+import type { ObservedElevationRequest } from '../../../src/modules/pam/requests/elevation-intake.types';
 import { ORG_PAM_DEFAULTS } from '../../../src/modules/pam/decision/decision.types';
 import { orgPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
 import { insertRequest, seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
@@ -14,14 +17,17 @@ describe('agent repositories', () => {
   let m: Medium;
   let t: TenantRows;
   let ingest: ElevationIngestRepository;
+  // The insert is PAM's, which owns app_ingest_insert (src/infra/database/table-owners.ts).
+  let intake: ElevationIntakeRepository;
   let commands: AgentCommandRepository;
   // Results are written by PAM, which owns device_commands (src/infra/database/table-owners.ts).
   let results: DeviceCommandRepository;
   const asAgentA = () => orgPrincipal(t.orgA);
 
   beforeAll(async () => {
-    m = await startMedium([ElevationIngestRepository, AgentCommandRepository, DeviceCommandRepository]);
+    m = await startMedium([ElevationIngestRepository, ElevationIntakeRepository, AgentCommandRepository, DeviceCommandRepository]);
     ingest = m.get(ElevationIngestRepository);
+    intake = m.get(ElevationIntakeRepository);
     commands = m.get(AgentCommandRepository);
     results = m.get(DeviceCommandRepository);
     t = await seedTenants(m.owner);
@@ -29,7 +35,8 @@ describe('agent repositories', () => {
   afterAll(() => m.close());
 
   describe('ElevationIngestRepository', () => {
-    const request = (over: Partial<NewElevationRequest> = {}): NewElevationRequest => ({
+    const request = (over: Partial<ObservedElevationRequest> = {}): ObservedElevationRequest => ({
+      flowType: 'uac_intercept',
       orgId: t.orgA,
       siteId: t.siteA1,
       deviceId: t.deviceA1,
@@ -52,6 +59,7 @@ describe('agent repositories', () => {
       softwareEvidence: [],
       ...over,
     });
+    const ingestBucket = { burst: INGEST_BURST, ratePerSecond: INGEST_RATE_PER_SECOND };
     const log = (details: Record<string, unknown> = { hash: 'cd'.repeat(32) }) => ({ agentId: t.agentA1.id, auditAction: 'pam.elevation.create', details, requestId: 'req-1', ip: '10.0.0.1' });
 
     it('reads the device’s context with the default verdict when the organization configured none', async () => {
@@ -79,7 +87,7 @@ describe('agent repositories', () => {
     });
 
     it('stores a pending request with its audit row and created event in one call, and no window', async () => {
-      const created = await m.as(asAgentA(), () => ingest.insert(request(), log(), false));
+      const created = await m.as(asAgentA(), () => intake.insertObserved(request(), log(), null));
       expect(created).toMatchObject({ id: expect.any(String), expires_at: null });
       const stored = (await m.owner.query(`SELECT status, decided_at, target_executable_signer, pid, observed_at FROM elevation_requests WHERE id = $1`, [created!.id])).rows[0];
       expect(stored).toMatchObject({ status: 'pending', decided_at: null, target_executable_signer: 'Acme Corp', pid: 4242, observed_at: new Date('2026-01-02T03:04:05Z') });
@@ -92,7 +100,7 @@ describe('agent repositories', () => {
     it('opens an auto-approval’s window at the request time, decided by the rule that matched', async () => {
       // After the transaction's opening, as in an ingest request (the context is read first): bound parameters.
       const created = await m.asOpened(asAgentA(), () =>
-        ingest.insert(request({ status: 'auto_approved', decisionSource: 'pam_rule', durationMinutes: 30, pamRuleName: 'vendors', softwareEvidence: [] }), log(), false),
+        intake.insertObserved(request({ status: 'auto_approved', decisionSource: 'pam_rule', durationMinutes: 30, pamRuleName: 'vendors', softwareEvidence: [] }), log(), null),
       );
       expect(created!.expires_at!.getTime() - created!.requested_at.getTime()).toBe(30 * 60_000);
       const stored = (await m.owner.query(`SELECT decision_source, pam_rule_name, decided_at IS NOT NULL AS decided FROM elevation_requests WHERE id = $1`, [created!.id])).rows[0];
@@ -109,16 +117,16 @@ describe('agent repositories', () => {
       const count = async () => Number((await m.owner.query(`SELECT count(*) FROM elevation_requests WHERE device_id = $1`, [t.deviceA2])).rows[0].count);
       const before = await count();
       await bucket(0.5);
-      expect(await m.as(asAgentA(), () => ingest.insert(request({ siteId: t.siteA2, deviceId: t.deviceA2 }), log(), true))).toBeNull();
+      expect(await m.as(asAgentA(), () => intake.insertObserved(request({ siteId: t.siteA2, deviceId: t.deviceA2 }), log(), ingestBucket))).toBeNull();
       expect(await count()).toBe(before);
       await bucket(3);
-      expect(await m.as(asAgentA(), () => ingest.insert(request({ siteId: t.siteA2, deviceId: t.deviceA2 }), log(), true))).not.toBeNull();
+      expect(await m.as(asAgentA(), () => intake.insertObserved(request({ siteId: t.siteA2, deviceId: t.deviceA2 }), log(), ingestBucket))).not.toBeNull();
       expect(await count()).toBe(before + 1);
       expect((await m.owner.query(`SELECT tokens FROM agent_rate_buckets WHERE device_id = $1`, [t.deviceA2])).rows[0].tokens).toBe(2);
     });
 
     it('refuses to store a request into another tenant', async () => {
-      await expect(m.as(asAgentA(), () => ingest.insert(request({ orgId: t.orgB, siteId: t.siteB1, deviceId: t.deviceB1 }), log(), false))).rejects.toThrow(
+      await expect(m.as(asAgentA(), () => intake.insertObserved(request({ orgId: t.orgB, siteId: t.siteB1, deviceId: t.deviceB1 }), log(), null))).rejects.toThrow(
         /row-level security/,
       );
       expect(Number((await m.owner.query(`SELECT count(*) FROM elevation_requests WHERE device_id = $1`, [t.deviceB1])).rows[0].count)).toBe(0);

@@ -4,18 +4,20 @@ import { AuditService } from '../../audit/audit.service';
 import { ApprovalFanoutService } from '../approvals/approval-fanout.service';
 import { DecisionChainService } from '../decision/decision-chain.service';
 import type { Decision } from '../decision/decision.types';
+import { ElevationIntakeService } from '../requests/elevation-intake.service';
+import type { FiledElevationRequest } from '../requests/elevation-intake.types';
 import { PamEventService } from '../requests/pam-event.service';
 import { resolveTier } from '../rules/engine/risk-tier.registry';
 import type { Observation } from '../rules/engine/rule.types';
 import { actionDigest } from './canonical-json.util';
 import type { CreateJitRequestDto, CreateToolActionDto, FlowRequestResultDto, ToolActionResultDto } from './flow.dto';
 import { FlowErrors } from './flow.errors';
-import { FlowDevice, FlowRepository, NewFlowRequest } from './flow.repository';
+import { FlowDevice, FlowRepository } from './flow.repository';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 
 const AUDIT_ACTION = { pending: 'pam.elevation.request', auto_approved: 'pam.elevation.auto_approve', denied: 'pam.elevation.auto_deny' } as const;
 
-type Recorded = Omit<NewFlowRequest, 'status' | 'decisionSource' | 'matchedPolicyId' | 'matchedPolicyName' | 'pamRuleId' | 'pamRuleName'>;
+type Recorded = Omit<FiledElevationRequest, 'status' | 'decisionSource' | 'matchedPolicyId' | 'matchedPolicyName' | 'pamRuleId' | 'pamRuleName'>;
 
 /**
  * The request flows a person or a tool starts (docs/pam-lifecycle.md): just-in-time admin for the
@@ -27,6 +29,7 @@ type Recorded = Omit<NewFlowRequest, 'status' | 'decisionSource' | 'matchedPolic
 export class FlowService {
   constructor(
     private readonly repo: FlowRepository,
+    private readonly intake: ElevationIntakeService,
     private readonly chain: DecisionChainService,
     private readonly fanout: ApprovalFanoutService,
     private readonly events: PamEventService,
@@ -97,7 +100,7 @@ export class FlowService {
     // Only the chain's final outcomes are stored as such; `ignored` is never final for a request someone made.
     const status = decision.outcome === 'ignored' ? 'pending' : decision.outcome;
     const final = status !== 'pending';
-    const created = await this.repo.insert({
+    const created = await this.intake.createFiled({
       ...r,
       status,
       durationMinutes: status === 'denied' ? null : r.durationMinutes,

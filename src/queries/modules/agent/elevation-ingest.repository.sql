@@ -3,8 +3,3 @@
 -- INGEST_CONTEXT (prepared ingest_context)
 SELECT status, site_id, now, rules_version, default_unmatched_verdict, default_approval_duration_minutes, software
 FROM app_ingest_context($1, $2);
-
--- INSERT (prepared ingest_insert)
-SELECT id, requested_at, expires_at
-FROM app_ingest_insert($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-                       $21, $22, $23, $24, $25, $26, $27, $28, $29);

@@ -5,13 +5,3 @@ SELECT id, org_id, site_id, status, now() AS now FROM devices WHERE id = $1;
 
 -- FlowRepository.subjectName.row
 SELECT coalesce((SELECT email FROM users WHERE id = $1::uuid), (SELECT 'API key ' || name FROM api_keys WHERE id = $2::uuid)) AS name;
-
--- FlowRepository.insert.row
-INSERT INTO elevation_requests (org_id, site_id, device_id, flow_type, status, subject_username, subject_user_id, reason,
-                                tool_name, tool_action, risk_tier, action_digest, duration_minutes, decision_source,
-                                matched_policy_id, matched_policy_name, pam_rule_id, pam_rule_name,
-                                requested_at, decided_at, expires_at)
-VALUES ($1, $2, $3, $4, $5::varchar, $6, $7, $8, $9, $10, $11, $12, $13::int, $14, $15, $16, $17, $18, now(),
-        CASE WHEN $5::varchar <> 'pending' THEN now() END,
-        CASE WHEN $5::varchar = 'auto_approved' THEN now() + make_interval(mins => $13::int) END)
-RETURNING id, expires_at;
