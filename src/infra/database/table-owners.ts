@@ -7,8 +7,8 @@
  *
  * Checked by src/infra/database/table-owners.spec.ts against the migrations (every table has
  * exactly one owner), the SQL snapshot of src/queries/ and the @Entity declarations.
- * Writes inside PL/pgSQL functions and triggers are the migrations' business and are not counted.
- * docs/data-ownership.md explains the rule.
+ * Writes inside database functions and triggers count too: FUNCTION_OWNERS, below, gives each
+ * function its owner and the tables it writes. docs/data-ownership.md explains the rule.
  */
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // Tenancy: the hierarchy, its members and their devices.
@@ -63,7 +63,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // Privileged access. A request's lifecycle (the request, its events, mobile approvals, pushes
   // and device commands) changes together, often in one statement (the expiry sweep, a revoke
   // that withdraws the queued actuation), so the PAM module as a whole owns those tables; agents
-  // fetch commands through app_agent_commands_take and report results through DeviceCommandService.
+  // fetch commands through app_agent_commands_take (PAM's, FUNCTION_OWNERS) and report results through DeviceCommandService.
   elevation_requests: 'src/modules/pam',
   elevation_request_counts: 'src/modules/pam',
   pam_elevation_events: 'src/modules/pam',
@@ -98,4 +98,120 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   webhook_subscriptions: 'src/modules/webhooks',
   webhook_messages: 'src/modules/webhooks',
   webhook_deliveries: 'src/modules/webhooks',
+};
+
+export interface FunctionOwner {
+  /** The module folder that owns the function: the owner of the tables it writes, its main table's when it writes several modules' tables. */
+  owner: string;
+  /** The tables of the owner that the function's own statements write, its main table first. */
+  writes?: readonly string[];
+  /** Tables of other modules that it writes on their owners' behalf, each with the reason (reviewed with the owner of that table). */
+  onBehalfOf?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One owner per database function the migrations leave (app_*, the trigger functions and the rest):
+ * a function that writes a table belongs to that table's owner; one that writes several modules'
+ * tables belongs to the owner of its main table and lists the others in onBehalfOf. `writes` and
+ * `onBehalfOf` together are exactly the tables its own statements write (the spec reads its live
+ * body); what the functions it calls write is theirs. From TypeScript, a function that changes
+ * anything (itself or through what it calls) is called only from its owner's folder; one that
+ * changes nothing is read like a table, by any module.
+ */
+export const FUNCTION_OWNERS: Readonly<Record<string, FunctionOwner>> = {
+  // The tenant context: the transaction's settings and the row-level-security predicates built on them.
+  app_current_scope: { owner: 'src/infra/database' },
+  app_is_system: { owner: 'src/infra/database' },
+  app_current_user_id: { owner: 'src/infra/database' },
+  app_org_ids: { owner: 'src/infra/database' },
+  app_partner_ids: { owner: 'src/infra/database' },
+  app_site_ids: { owner: 'src/infra/database' },
+  app_has_org_access: { owner: 'src/infra/database' },
+  app_has_partner_access: { owner: 'src/infra/database' },
+  app_has_owner_access: { owner: 'src/infra/database' },
+  app_has_site_access: { owner: 'src/infra/database' },
+  app_partner_wide: { owner: 'src/infra/database' },
+  app_has_partner_write: { owner: 'src/infra/database' },
+  app_has_owner_write: { owner: 'src/infra/database' },
+  app_guard_partner_wide_write: { owner: 'src/infra/database' },
+  // Runs each hot statement once on a new pooled connection and rolls it back (pool-warmer.ts).
+  app_warm_connection: { owner: 'src/infra/database' },
+
+  // Tenancy: who may act on a person (person-authority.repository.ts) and the guard trigger that enforces it.
+  app_actor_id: { owner: 'src/modules/tenancy/users' },
+  app_perm_covers: { owner: 'src/modules/tenancy/users' },
+  app_reach_covers: { owner: 'src/modules/tenancy/users' },
+  app_person_reach: { owner: 'src/modules/tenancy/users' },
+  app_person_holding: { owner: 'src/modules/tenancy/users' },
+  app_actor_authority: { owner: 'src/modules/tenancy/users' },
+  app_may_act_on: { owner: 'src/modules/tenancy/users' },
+  app_may_grant: { owner: 'src/modules/tenancy/users' },
+  app_may_act_on_identity: { owner: 'src/modules/tenancy/users' },
+  app_account_owner: { owner: 'src/modules/tenancy/users' },
+  app_may_change_email: { owner: 'src/modules/tenancy/users' },
+  app_guard_person_change: { owner: 'src/modules/tenancy/users' },
+  // SCIM deprovisioning: the person's membership in the connection's scope is suspended (the main
+  // table), and everything that gave them access there ends in the same statement.
+  scim_deprovision_user: {
+    owner: 'src/modules/tenancy/users',
+    writes: ['organization_memberships', 'partner_memberships'],
+    onBehalfOf: {
+      sessions: 'the leaver’s sessions in that scope end with the membership',
+      refresh_tokens: 'the ended sessions’ refresh tokens expire with them',
+      sso_exchange_codes: 'the ended sessions’ unredeemed sign-in hand-off codes are dropped',
+      api_keys: 'the keys the leaver created in that scope are revoked',
+      audit_logs: 'one audit row per elevation the deprovisioning ends (the cascade itself is PAM’s app_pam_end_elevations)',
+    },
+  },
+
+  // Dynamic device groups: their filters, the recompute and the triggers that keep membership in line.
+  dynamic_group_like: { owner: 'src/modules/tenancy/device-groups' },
+  dynamic_group_text_condition: { owner: 'src/modules/tenancy/device-groups' },
+  dynamic_group_value_condition: { owner: 'src/modules/tenancy/device-groups' },
+  dynamic_group_predicate: { owner: 'src/modules/tenancy/device-groups' },
+  recompute_dynamic_groups: { owner: 'src/modules/tenancy/device-groups', writes: ['device_group_members'] },
+  device_group_members_guard: { owner: 'src/modules/tenancy/device-groups' },
+  device_groups_after_filter_change: { owner: 'src/modules/tenancy/device-groups' },
+  devices_after_insert: { owner: 'src/modules/tenancy/device-groups' },
+  devices_after_update: { owner: 'src/modules/tenancy/device-groups' },
+  custom_field_values_after_write: { owner: 'src/modules/tenancy/device-groups' },
+  custom_field_values_after_delete: { owner: 'src/modules/tenancy/device-groups' },
+
+  // Partner-owned content visible to the partner's organizations (the content tables' read policies).
+  app_partner_content_visible: { owner: 'src/modules/content' },
+
+  // Authentication: whether the caller's session or API key is still live, checked before a write.
+  app_credential_live: { owner: 'src/modules/auth' },
+  // Tells every instance that a principal changed (the principal cache listens, principal-resolver.service.ts).
+  app_notify_principal_change: { owner: 'src/modules/auth' },
+
+  // Policies: the one definition of policy reach (policy resolution and ingest's context read it).
+  app_applied_policies: { owner: 'src/modules/policies' },
+
+  // Agents: what ingest reads before deciding, the devices' rate-limit buckets and the wake-up of a
+  // held command wait (command-wakeups.ts listens on its channel).
+  app_ingest_context: { owner: 'src/modules/agent' },
+  app_agent_rate_bucket_take: { owner: 'src/modules/agent/rate-limit', writes: ['agent_rate_buckets'] },
+  app_notify_agent_commands: { owner: 'src/modules/agent/commands' },
+
+  // Privileged access: the request lifecycle.
+  // Ingest's insert: the request (main table) and its `created` event; with the device's token
+  // spent first through app_agent_rate_bucket_take. Called through ElevationIntakeService.
+  app_ingest_insert: {
+    owner: 'src/modules/pam',
+    writes: ['elevation_requests', 'pam_elevation_events'],
+    onBehalfOf: { audit_logs: 'the request’s audit row, the row AuditService.record would write, in the same statement (ingest is the hot path)' },
+  },
+  app_pam_approval_fan_out: { owner: 'src/modules/pam', writes: ['pam_approval_requests', 'push_outbox'] },
+  app_pam_end_elevations: { owner: 'src/modules/pam', writes: ['elevation_requests', 'pam_elevation_events', 'pam_approval_requests', 'push_outbox', 'device_commands'] },
+  app_elevation_request_counts_insert: { owner: 'src/modules/pam', writes: ['elevation_request_counts'] },
+  app_elevation_request_counts_update: { owner: 'src/modules/pam', writes: ['elevation_request_counts'] },
+  // The agents' command poll: hands out and withdraws PAM's device commands.
+  app_agent_commands_take: { owner: 'src/modules/pam', writes: ['device_commands'] },
+  app_agent_commands_take_many: { owner: 'src/modules/pam' },
+  // A CHECK of signer lists (pam_signer_groups.signers).
+  pam_text_elements_within: { owner: 'src/modules/pam/signer-groups' },
+
+  // Outbound webhooks: the audit trigger that fills the outbox.
+  app_webhooks_enqueue: { owner: 'src/modules/webhooks', writes: ['webhook_messages'] },
 };
