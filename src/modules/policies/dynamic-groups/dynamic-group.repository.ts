@@ -51,6 +51,7 @@ export class DynamicGroupRepository {
     return Number((await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM policy_assignments WHERE device_group_id = $1`, [id]))?.n ?? 0);
   }
 
+  /** A page of members and their total; a page past the end counts again, as the device and contact lists do. */
   async members(orgId: string, groupId: string, siteIds: readonly string[] | null, limit: number, offset: number): Promise<{ rows: { device_id: string; hostname: string; site_id: string }[]; total: number }> {
     const rows = await this.db.rows<{ device_id: string; hostname: string; site_id: string; total: string }>(
       `SELECT d.id AS device_id, d.hostname, d.site_id, count(*) OVER () AS total
@@ -59,6 +60,15 @@ export class DynamicGroupRepository {
         ORDER BY lower(d.hostname), d.id LIMIT $4 OFFSET $5`,
       [orgId, groupId, siteIds, limit, offset],
     );
-    return { rows: rows.map(({ total: _t, ...r }) => r), total: rows.length ? Number(rows[0].total) : 0 };
+    if (rows.length) return { rows: rows.map(({ total: _t, ...r }) => r), total: Number(rows[0].total) };
+    if (offset <= 0) return { rows: [], total: 0 };
+    // The window count has no row to ride on past the end.
+    const counted = await this.db.one<{ n: string }>(
+      `SELECT count(*) AS n
+         FROM device_group_members m JOIN devices d ON d.org_id = m.org_id AND d.id = m.device_id
+        WHERE m.org_id = $1 AND m.group_id = $2 AND ($3::uuid[] IS NULL OR d.site_id = ANY ($3))`,
+      [orgId, groupId, siteIds],
+    );
+    return { rows: [], total: Number(counted?.n ?? 0) };
   }
 }

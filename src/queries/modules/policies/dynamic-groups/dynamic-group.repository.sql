@@ -27,3 +27,8 @@ SELECT d.id AS device_id, d.hostname, d.site_id, count(*) OVER () AS total
  FROM device_group_members m JOIN devices d ON d.org_id = m.org_id AND d.id = m.device_id
 WHERE m.org_id = $1 AND m.group_id = $2 AND ($3::uuid[] IS NULL OR d.site_id = ANY ($3))
 ORDER BY lower(d.hostname), d.id LIMIT $4 OFFSET $5;
+
+-- DynamicGroupRepository.members.counted
+SELECT count(*) AS n
+ FROM device_group_members m JOIN devices d ON d.org_id = m.org_id AND d.id = m.device_id
+WHERE m.org_id = $1 AND m.group_id = $2 AND ($3::uuid[] IS NULL OR d.site_id = ANY ($3));
