@@ -4,7 +4,7 @@ import { DbService } from '../infra/database/db.service';
 import { TenantTransactionService } from '../infra/database/tenant-transaction.service';
 import { SecretBoxService, tokenHash } from '../infra/crypto/secret-box.service';
 import { PasswordService } from '../infra/crypto/password.service';
-import { totpContext } from '../modules/auth/auth.service';
+import { totpContext } from '../modules/auth/own-account.util';
 import { canonicalJson } from '../modules/pam/flows/canonical-json.util';
 import { validateRuleShape } from '../modules/pam/rules/engine/rule-shape.util';
 import { newRuleWrite } from '../modules/pam/rules/rule-write.util';

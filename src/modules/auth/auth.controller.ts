@@ -5,7 +5,10 @@ import { Auth, CurrentPrincipal, Public } from '../../common/decorators/auth.dec
 import { NoRequestTransaction } from '../../common/decorators/no-request-transaction.decorator';
 import type { Principal } from '../../common/principal';
 import { AuthRateLimits, LOGIN_PER_ADDRESS, MFA_ACTIVATE_PER_ACCOUNT, PASSWORD_CHECK_PER_ACCOUNT } from './auth-rate-limit.guard';
-import { AuthService } from './auth.service';
+import { AccountPasswordService } from './account-password.service';
+import { MfaEnrollmentService } from './mfa-enrollment.service';
+import { OwnSessionService } from './own-session.service';
+import { PasswordSignInService } from './password-sign-in.service';
 import {
   ChangePasswordDto,
   ForgotPasswordDto,
@@ -28,7 +31,12 @@ import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 @NoRequestTransaction()
 @Controller('auth')
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly signIn: PasswordSignInService,
+    private readonly enrolment: MfaEnrollmentService,
+    private readonly session: OwnSessionService,
+    private readonly password: AccountPasswordService,
+  ) {}
 
   /**
    * Signs in with email and password.
@@ -50,7 +58,7 @@ export class AuthController {
   })
   @ApiErrors({ 401: ['invalid_credentials'] })
   login(@Body() dto: LoginDto): Promise<TokenPairDto | MfaChallengeDto> {
-    return this.auth.login(dto.email, dto.password);
+    return this.signIn.login(dto.email, dto.password);
   }
 
   /**
@@ -66,7 +74,7 @@ export class AuthController {
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @ApiErrors({ 401: ['invalid_mfa_code', 'invalid_mfa_token'] })
   verifyMfa(@Body() dto: MfaVerifyDto): Promise<TokenPairDto> {
-    return this.auth.verifyMfa(dto.mfaToken, dto.code);
+    return this.signIn.verifyMfa(dto.mfaToken, dto.code);
   }
 
   /**
@@ -85,7 +93,7 @@ export class AuthController {
   @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
   @ApiErrors({ 400: ['invalid_current_password'], 403: ['recent_sign_in_required', 'mfa_required', 'session_required'] })
   enrollMfa(@CurrentPrincipal() principal: Principal, @Body() dto: MfaEnrollDto): Promise<MfaEnrollmentDto> {
-    return this.auth.enrollMfa(principal, dto.password);
+    return this.enrolment.enrollMfa(principal, dto.password);
   }
 
   /**
@@ -102,7 +110,7 @@ export class AuthController {
   @AuthRateLimits(MFA_ACTIVATE_PER_ACCOUNT)
   @ApiErrors({ 400: ['mfa_not_enrolling'], 401: ['invalid_mfa_code'], 403: ['session_required'] })
   activateMfa(@CurrentPrincipal() principal: Principal, @Body() dto: MfaActivateDto): Promise<SuccessMessageDto> {
-    return this.auth.activateMfa(principal, dto.code);
+    return this.enrolment.activateMfa(principal, dto.code);
   }
 
   /**
@@ -116,7 +124,7 @@ export class AuthController {
   @Public()
   @ApiErrors({ 401: ['invalid_refresh_token'] })
   refresh(@Body() dto: RefreshDto): Promise<TokenPairDto> {
-    return this.auth.refresh(dto.refreshToken);
+    return this.session.refresh(dto.refreshToken);
   }
 
   /** Signs out: ends the caller's session and the tokens issued for it. */
@@ -124,7 +132,7 @@ export class AuthController {
   @HttpCode(200)
   @Auth()
   logout(@CurrentPrincipal() principal: Principal): Promise<SuccessMessageDto> {
-    return this.auth.logout(principal);
+    return this.session.logout(principal);
   }
 
   /**
@@ -138,7 +146,7 @@ export class AuthController {
   @Public()
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   forgotPassword(@Body() dto: ForgotPasswordDto): Promise<SuccessMessageDto> {
-    return this.auth.forgotPassword(dto.email);
+    return this.password.forgotPassword(dto.email);
   }
 
   /**
@@ -153,7 +161,7 @@ export class AuthController {
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @ApiErrors({ 400: ['invalid_reset_token'] })
   resetPassword(@Body() dto: ResetPasswordDto): Promise<SuccessMessageDto> {
-    return this.auth.resetPassword(dto.token, dto.password);
+    return this.password.resetPassword(dto.token, dto.password);
   }
 
   /**
@@ -169,7 +177,7 @@ export class AuthController {
   @AuthRateLimits(PASSWORD_CHECK_PER_ACCOUNT)
   @ApiErrors({ 400: ['invalid_current_password'], 403: ['session_required'] })
   changePassword(@CurrentPrincipal() principal: Principal, @Body() dto: ChangePasswordDto): Promise<SuccessMessageDto> {
-    return this.auth.changePassword(principal, dto.currentPassword, dto.newPassword);
+    return this.password.changePassword(principal, dto.currentPassword, dto.newPassword);
   }
 
   /**
@@ -180,6 +188,6 @@ export class AuthController {
   @Get('me')
   @Auth()
   me(@CurrentPrincipal() principal: Principal): Promise<MeDto> {
-    return this.auth.me(principal);
+    return this.session.me(principal);
   }
 }

@@ -8,7 +8,10 @@ import { AfterResponseService } from './after-response.service';
 import { AuthRateLimitGuard } from './auth-rate-limit.guard';
 import { AuthController } from './auth.controller';
 import { AuthRepository } from './auth.repository';
-import { AuthService } from './auth.service';
+import { AccountPasswordService } from './account-password.service';
+import { MfaEnrollmentService } from './mfa-enrollment.service';
+import { OwnSessionService } from './own-session.service';
+import { PasswordSignInService } from './password-sign-in.service';
 import { MailService } from './mail.service';
 import { MfaService } from './mfa.service';
 import { PasswordLoginPolicyService } from './password-login-policy.service';
@@ -22,7 +25,7 @@ import { UserAccountsModule } from '../tenancy/users/user-accounts.module';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity]), UserAccountsModule],
   controllers: [AuthController, ApiKeyController],
-  providers: [AuthService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, MfaService, MailService, PasswordLoginPolicyService, PrincipalRepository, PrincipalResolverService, { provide: PrincipalSource, useExisting: PrincipalResolverService }, ApiKeyService, ApiKeyRepository],
+  providers: [PasswordSignInService, MfaEnrollmentService, OwnSessionService, AccountPasswordService, AuthRepository, AfterResponseService, AuthRateLimitGuard, SessionService, TokenService, MfaService, MailService, PasswordLoginPolicyService, PrincipalRepository, PrincipalResolverService, { provide: PrincipalSource, useExisting: PrincipalResolverService }, ApiKeyService, ApiKeyRepository],
   exports: [PrincipalResolverService, PrincipalSource, SessionService, TokenService, MailService, PasswordLoginPolicyService],
 })
 export class AuthModule {}
