@@ -41,7 +41,7 @@ describe('ScriptBatchRepository', () => {
     m = await startMedium([ScriptBatchRepository]);
     batch = m.get(ScriptBatchRepository);
     t = await seedTenants(m.owner);
-    ofP = script({ partner_id: t.partnerP, name: 'cleanup', parameters: [{ name: 'days', type: 'number', required: true }] as ScriptRecord['parameters'] });
+    ofP = script({ partner_id: t.partnerP, name: 'cleanup', parameters: [{ name: 'days', type: 'number', required: true, default: 30 }] });
     ofA = script({ org_id: t.orgA, name: 'a only', language: 'bash', body: 'echo a', run_as: 'user' });
     ofA2 = script({ org_id: t.orgA2, name: 'a2 only' });
     ofB = script({ org_id: t.orgB, name: 'b only' });
@@ -68,7 +68,7 @@ describe('ScriptBatchRepository', () => {
 
   describe('save', () => {
     it('inserts a script, and updates it only under the same id and owner', async () => {
-      const s = script({ org_id: t.orgA, exit_code_severity_mapping: [{ code: 1, severity: 'warning' }] as ScriptRecord['exit_code_severity_mapping'] });
+      const s = script({ org_id: t.orgA, exit_code_severity_mapping: [{ exitCode: 1, severity: 'warning' }, { from: 2, to: 9, severity: 'error' }] });
       await m.as(asAdminA(), () => batch.save(s, true));
       expect(await stored(s.id)).toEqual(s);
       const changed: ScriptRecord = { ...s, name: `renamed ${t.label}`, description: 'now described', category: 'audit', language: 'python', body: 'print(1)', run_as: 'user', timeout_seconds: 60 };
