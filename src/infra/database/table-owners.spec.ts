@@ -119,12 +119,6 @@ const owns = (owner: string, file: string) => file.startsWith(`${owner}/`);
  * the service that will take the call. Not a place for new code: call the owner's service.
  */
 const PENDING_CALLERS: Record<string, Record<string, string>> = {
-  // The agents' command poll, being reworked as this list was written (app_agent_commands_take_many,
-  // migration 1763702900000); the takes write PAM's device_commands and move behind DeviceCommandService.
-  'src/modules/agent/commands/agent-command.repository.ts': {
-    app_agent_commands_take: 'agent command poll, to move behind DeviceCommandService',
-    app_agent_commands_take_many: 'agent command poll, to move behind DeviceCommandService',
-  },
   // SCIM's deprovisioning suspends the person's membership (tenancy/users) with everything that
   // follows; to move behind AccountProvisioningService, which SCIM already calls for accounts.
   'src/modules/scim/scim-user.repository.ts': { scim_deprovision_user: 'SCIM deprovisioning, to move behind AccountProvisioningService' },

@@ -63,7 +63,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // Privileged access. A request's lifecycle (the request, its events, mobile approvals, pushes
   // and device commands) changes together, often in one statement (the expiry sweep, a revoke
   // that withdraws the queued actuation), so the PAM module as a whole owns those tables; agents
-  // fetch commands through app_agent_commands_take (PAM's, FUNCTION_OWNERS) and report results through DeviceCommandService.
+  // read their command queues (app_agent_commands_take, PAM's) and report results through DeviceCommandService.
   elevation_requests: 'src/modules/pam',
   elevation_request_counts: 'src/modules/pam',
   pam_elevation_events: 'src/modules/pam',
@@ -206,7 +206,7 @@ export const FUNCTION_OWNERS: Readonly<Record<string, FunctionOwner>> = {
   app_pam_end_elevations: { owner: 'src/modules/pam', writes: ['elevation_requests', 'pam_elevation_events', 'pam_approval_requests', 'push_outbox', 'device_commands'] },
   app_elevation_request_counts_insert: { owner: 'src/modules/pam', writes: ['elevation_request_counts'] },
   app_elevation_request_counts_update: { owner: 'src/modules/pam', writes: ['elevation_request_counts'] },
-  // The agents' command poll: hands out and withdraws PAM's device commands.
+  // The agents' command poll: hands out and withdraws PAM's device commands. Called through DeviceCommandService.
   app_agent_commands_take: { owner: 'src/modules/pam', writes: ['device_commands'] },
   app_agent_commands_take_many: { owner: 'src/modules/pam' },
   // A CHECK of signer lists (pam_signer_groups.signers).

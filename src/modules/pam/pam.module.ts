@@ -12,7 +12,7 @@ import { PamRequestsModule } from './requests/pam-requests.module';
  * chain, the elevation-request queue, mobile approvals, device actuation and the JIT and
  * tool-action flows. What the agent modules may use, services only (no repository leaves PAM):
  * DecisionChainService, ElevationIntakeService (creating requests), ApprovalFanoutService,
- * ElevationTransitionService and PamEventService.
+ * ElevationTransitionService, PamEventService and DeviceCommandService (the agents' command queues).
  */
 @Module({
   imports: [PamControlModule, PamDecisionModule, PamRequestsModule, PamApprovalsModule, PamActuationModule, PamFlowsModule],

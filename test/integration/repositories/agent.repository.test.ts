@@ -1,7 +1,6 @@
 import { ElevationIngestRepository } from '../../../src/modules/agent/elevation-ingest.repository';
 import { INGEST_BURST, INGEST_RATE_PER_SECOND } from '../../../src/modules/agent/rate-limit/device-rate-limiter';
 import { AgentCommandRepository } from '../../../src/modules/agent/commands/agent-command.repository';
-import { DeviceCommandRepository } from '../../../src/modules/pam/requests/device-command.repository';
 import { ElevationIntakeRepository } from '../../../src/modules/pam/requests/elevation-intake.repository';
 import type { ObservedElevationRequest } from '../../../src/modules/pam/requests/elevation-intake.types';
 import { ORG_PAM_DEFAULTS } from '../../../src/modules/pam/decision/decision.types';
@@ -10,8 +9,9 @@ import { insertRequest, seedTenants, type TenantRows } from '../../support/mediu
 
 /**
  * What agents call on the hot path: the ingest context and the one-statement insert (request,
- * audit row, `created` event, rate-limit token), and the command poll and its results. An agent
- * runs under its own organization's scope.
+ * audit row, `created` event, rate-limit token), and the agent's look-up of one of its commands
+ * (the poll and the results are PAM's, device-command.repository.test.ts). An agent runs under its
+ * own organization's scope.
  */
 describe('agent repositories', () => {
   let m: Medium;
@@ -19,17 +19,15 @@ describe('agent repositories', () => {
   let ingest: ElevationIngestRepository;
   // The insert is PAM's, which owns app_ingest_insert (src/infra/database/table-owners.ts).
   let intake: ElevationIntakeRepository;
+  // Only looks commands up: PAM hands them out and records their results (device-command.repository.test.ts).
   let commands: AgentCommandRepository;
-  // Results are written by PAM, which owns device_commands (src/infra/database/table-owners.ts).
-  let results: DeviceCommandRepository;
   const asAgentA = () => orgPrincipal(t.orgA);
 
   beforeAll(async () => {
-    m = await startMedium([ElevationIngestRepository, ElevationIntakeRepository, AgentCommandRepository, DeviceCommandRepository]);
+    m = await startMedium([ElevationIngestRepository, ElevationIntakeRepository, AgentCommandRepository]);
     ingest = m.get(ElevationIngestRepository);
     intake = m.get(ElevationIntakeRepository);
     commands = m.get(AgentCommandRepository);
-    results = m.get(DeviceCommandRepository);
     t = await seedTenants(m.owner);
   });
   afterAll(() => m.close());
@@ -134,108 +132,27 @@ describe('agent repositories', () => {
   });
 
   describe('AgentCommandRepository', () => {
-    const queue = async (orgId: string, deviceId: string, type: 'actuate_elevation' | 'revoke_elevation', requestId: string, secondsAgo: number) =>
-      (
+    const queue = async (orgId: string, deviceId: string, siteId: string) => {
+      const req = await insertRequest(m.owner, { orgId, siteId, deviceId, status: 'actuating' });
+      return (
         await m.owner.query<{ id: string }>(
-          `INSERT INTO device_commands (org_id, device_id, type, payload, elevation_request_id, created_at)
-           VALUES ($1, $2, $3, jsonb_build_object('elevationRequestId', $4::uuid), $4, now() - make_interval(secs => $5)) RETURNING id`,
-          [orgId, deviceId, type, requestId, secondsAgo],
+          `INSERT INTO device_commands (org_id, device_id, type, payload, elevation_request_id) VALUES ($1, $2, 'revoke_elevation', jsonb_build_object('elevationRequestId', $3::uuid), $3) RETURNING id`,
+          [orgId, deviceId, req],
         )
       ).rows[0].id;
-    const statusOf = async (id: string) => (await m.owner.query(`SELECT status, error FROM device_commands WHERE id = $1`, [id])).rows[0];
-    /** Long enough that nothing in these tests is handed out again unless a test moves delivered_at back. */
-    const REDELIVER = 3600;
-    const deliveredSecondsAgo = (id: string, seconds: number) => m.owner.query(`UPDATE device_commands SET delivered_at = now() - make_interval(secs => $2) WHERE id = $1`, [id, seconds]);
+    };
 
-    it('hands out queued commands oldest first, at most the limit, each only once', async () => {
-      const req = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, status: 'actuating' });
-      const first = await queue(t.orgA, t.deviceA1, 'actuate_elevation', req, 30);
-      const second = await queue(t.orgA, t.deviceA1, 'revoke_elevation', req, 20);
-      const third = await queue(t.orgA, t.deviceA1, 'revoke_elevation', req, 10);
-      const page = await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 2, REDELIVER).then((x) => x.commands));
-      expect(page.map((c) => [c.id, c.status])).toEqual([
-        [first, 'delivered'],
-        [second, 'delivered'],
-      ]);
-      expect(page[0].payload).toEqual({ elevationRequestId: req });
-      expect((await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands))).map((c) => c.id)).toEqual([third]);
-      expect(await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands))).toEqual([]);
+    it('finds a command of its own device with the status PAM gave it, and none of another device', async () => {
+      const id = await queue(t.orgA, t.deviceA1, t.siteA1);
+      await m.owner.query(`UPDATE device_commands SET status = 'completed', completed_at = now() WHERE id = $1`, [id]);
+      expect(await m.as(asAgentA(), () => commands.find(t.orgA, t.deviceA1, id))).toMatchObject({ id, status: 'completed', type: 'revoke_elevation', payload: { elevationRequestId: expect.any(String) } });
+      expect(await m.as(asAgentA(), () => commands.find(t.orgA, t.deviceA2, id))).toBeNull();
     });
 
-    it('withdraws a queued actuation whose request is no longer actuating instead of delivering it', async () => {
-      const revoked = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA2, deviceId: t.deviceA2, status: 'revoked' });
-      const id = await queue(t.orgA, t.deviceA2, 'actuate_elevation', revoked, 5);
-      expect(await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA2, t.agentA2.id, 10, REDELIVER).then((x) => x.commands))).toEqual([]);
-      expect(await statusOf(id)).toEqual({ status: 'failed', error: 'Elevation no longer actuating when the agent fetched the command' });
-    });
-
-    it('records a result once, and finds the command with it', async () => {
-      const req = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, status: 'actuating' });
-      const id = await queue(t.orgA, t.deviceA1, 'actuate_elevation', req, 1);
-      await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands));
-      expect(await m.as(asAgentA(), () => results.complete(t.orgA, t.deviceA1, id, 'completed', null))).toMatchObject({ id, status: 'completed' });
-      expect(await m.as(asAgentA(), () => results.complete(t.orgA, t.deviceA1, id, 'failed', 'late'))).toBeNull();
-      expect(await m.as(asAgentA(), () => commands.find(t.orgA, t.deviceA1, id))).toMatchObject({ id, status: 'completed' });
-      expect(await m.as(asAgentA(), () => results.complete(t.orgA, t.deviceA2, id, 'failed', 'wrong device'))).toBeNull();
-    });
-
-    it('neither hands out, finds nor completes another tenant’s commands', async () => {
-      const theirs = await insertRequest(m.owner, { orgId: t.orgB, siteId: t.siteB1, deviceId: t.deviceB1, status: 'actuating' });
-      const id = await queue(t.orgB, t.deviceB1, 'actuate_elevation', theirs, 1);
-      expect(await m.as(asAgentA(), () => commands.take(t.orgB, t.deviceB1, t.agentB1.id, 10, REDELIVER).then((x) => x.commands))).toEqual([]);
+    it('finds no command of another tenant, which its own agent finds', async () => {
+      const id = await queue(t.orgB, t.deviceB1, t.siteB1);
       expect(await m.as(asAgentA(), () => commands.find(t.orgB, t.deviceB1, id))).toBeNull();
-      expect(await m.as(asAgentA(), () => results.complete(t.orgB, t.deviceB1, id, 'completed', null))).toBeNull();
-      expect(await statusOf(id)).toEqual({ status: 'queued', error: null });
-    });
-
-    it('hands a delivered command out again once the redelivery time has passed without an acknowledgement, and counts the deliveries', async () => {
-      const req = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, status: 'actuating' });
-      const id = await queue(t.orgA, t.deviceA1, 'revoke_elevation', req, 1);
-      expect((await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands))).map((c) => [c.id, c.delivery_count])).toEqual([[id, 1]]);
-      const none = await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER));
-      expect(none.commands).toEqual([]);
-      // Nothing due: the take says when the unacknowledged delivery falls due again (an hour, less the test's own time).
-      expect(none.redeliverInMs).toBeGreaterThan((REDELIVER - 600) * 1000);
-      expect(none.redeliverInMs).toBeLessThanOrEqual(REDELIVER * 1000);
-      await deliveredSecondsAgo(id, REDELIVER + 1);
-      expect((await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands))).map((c) => [c.id, c.delivery_count])).toEqual([[id, 2]]);
-    });
-
-    it('never hands out again a command acknowledged, or one whose result is reported', async () => {
-      const req = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, status: 'actuating' });
-      const acked = await queue(t.orgA, t.deviceA1, 'revoke_elevation', req, 2);
-      const reported = await queue(t.orgA, t.deviceA1, 'revoke_elevation', req, 1);
-      await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands));
-      expect(await m.as(asAgentA(), () => results.acknowledge(t.orgA, t.deviceA1, acked))).toEqual({ status: 'delivered' });
-      expect(await m.as(asAgentA(), () => results.acknowledge(t.orgA, t.deviceA1, acked))).toEqual({ status: 'delivered' });
-      await m.as(asAgentA(), () => results.complete(t.orgA, t.deviceA1, reported, 'completed', null));
-      await deliveredSecondsAgo(acked, REDELIVER + 1);
-      await deliveredSecondsAgo(reported, REDELIVER + 1);
-      expect(await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands))).toEqual([]);
-      expect(await m.as(asAgentA(), () => results.acknowledge(t.orgB, t.deviceB1, acked))).toBeNull();
-    });
-
-    it('withdraws a delivered, unacknowledged actuation whose request has since been revoked, instead of delivering it again late', async () => {
-      const req = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA2, deviceId: t.deviceA2, status: 'actuating' });
-      const id = await queue(t.orgA, t.deviceA2, 'actuate_elevation', req, 1);
-      expect(await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA2, t.agentA2.id, 10, REDELIVER).then((x) => x.commands))).toHaveLength(1);
-      await m.owner.query(`UPDATE elevation_requests SET status = 'revoked' WHERE id = $1`, [req]);
-      await deliveredSecondsAgo(id, REDELIVER + 1);
-      expect(await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA2, t.agentA2.id, 10, REDELIVER).then((x) => x.commands))).toEqual([]);
-      expect(await statusOf(id)).toEqual({ status: 'failed', error: 'Elevation no longer actuating when the agent fetched the command' });
-    });
-
-    it('hands nothing to an agent of the device whose token has been revoked, nor to another device’s agent', async () => {
-      const req = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, status: 'actuating' });
-      const id = await queue(t.orgA, t.deviceA1, 'revoke_elevation', req, 1);
-      expect(await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA2.id, 10, REDELIVER).then((x) => x.commands))).toEqual([]);
-      await m.owner.query(`UPDATE agents SET revoked_at = now() WHERE id = $1`, [t.agentA1.id]);
-      try {
-        expect(await m.as(asAgentA(), () => commands.take(t.orgA, t.deviceA1, t.agentA1.id, 10, REDELIVER).then((x) => x.commands))).toEqual([]);
-        expect(await statusOf(id)).toEqual({ status: 'queued', error: null });
-      } finally {
-        await m.owner.query(`UPDATE agents SET revoked_at = NULL WHERE id = $1`, [t.agentA1.id]);
-      }
+      expect(await m.as(orgPrincipal(t.orgB), () => commands.find(t.orgB, t.deviceB1, id))).toMatchObject({ id, status: 'queued' });
     });
   });
 });

@@ -1,26 +1,27 @@
-import { AgentCommandRepository } from '../../../src/modules/agent/commands/agent-command.repository';
 import { CommandQueueReads } from '../../../src/modules/agent/commands/command-queue-reads';
 import { TenantTransactionService } from '../../../src/infra/database/tenant-transaction.service';
+import { DeviceCommandRepository } from '../../../src/modules/pam/requests/device-command.repository';
+import { DeviceCommandService } from '../../../src/modules/pam/requests/device-command.service';
 import { orgPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
 import { insertRequest, seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
 
 /**
  * Agents' reads of their command queues sent together (docs/pam-lifecycle.md, "A fleet coming
- * back"): the repository's one-statement read of many queues, and the gathering of the reads that
- * arrive in one turn of the event loop.
+ * back"): PAM's one-statement read of many queues (DeviceCommandRepository.takeMany), and the
+ * agent module's gathering of the reads that arrive in one turn of the event loop.
  */
 describe('reading many agents’ command queues at once', () => {
   let m: Medium;
   let t: TenantRows;
-  let commands: AgentCommandRepository;
+  let commands: DeviceCommandRepository;
   let reads: CommandQueueReads;
   const REDELIVER = 3600;
   const BATCHED = 'read agents’ command queues in one statement';
   const batches = () => m.get(TenantTransactionService).systemContextCounts()[BATCHED] ?? 0;
 
   beforeAll(async () => {
-    m = await startMedium([AgentCommandRepository, CommandQueueReads], { AGENT_COMMAND_REDELIVER_SECONDS: String(REDELIVER) });
-    commands = m.get(AgentCommandRepository);
+    m = await startMedium([DeviceCommandRepository, DeviceCommandService, CommandQueueReads], { AGENT_COMMAND_REDELIVER_SECONDS: String(REDELIVER) });
+    commands = m.get(DeviceCommandRepository);
     reads = m.get(CommandQueueReads);
     t = await seedTenants(m.owner);
   });

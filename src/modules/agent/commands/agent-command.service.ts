@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { scopeOf, type Principal } from '../../../common/principal';
 import { AuditService } from '../../audit/audit.service';
-import { DeviceCommandService } from '../../pam/requests/device-command.service';
+import { DeviceCommandService, type CommandRow } from '../../pam/requests/device-command.service';
 import { ElevationTransitionService } from '../../pam/requests/elevation-transition.service';
 import type { AgentCommandDto, AgentCommandListDto, CommandAckResponseDto, CommandResultDto, CommandResultResponseDto } from './agent-command.dto';
 import { AgentCommandErrors } from './agent-command.errors';
-import { AgentCommandRepository, CommandRow } from './agent-command.repository';
+import { AgentCommandRepository } from './agent-command.repository';
 import { CommandQueueReads } from './command-queue-reads';
 import { CommandWakeups } from './command-wakeups';
 import { AgentPresenceService } from '../../tenancy/devices/agent-presence.service';

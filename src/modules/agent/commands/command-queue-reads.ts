@@ -3,7 +3,7 @@ import type { TenantScope } from '../../../infra/database/tenant-scope';
 import { Gatherer } from '../../../common/gatherer';
 import { APP_CONFIG, type AppConfig } from '../../../infra/config/app-config';
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
-import { AgentCommandRepository, type QueueRead, type Take } from './agent-command.repository';
+import { DeviceCommandService, type QueueRead, type Take } from '../../pam/requests/device-command.service';
 
 export const COMMANDS_PER_FETCH = 50;
 /** Reads sent in one statement at most: a statement for hundreds costs little more than one for one, and none waits on a very long one. */
@@ -23,7 +23,7 @@ export const QUEUE_READ_STATEMENTS_IN_FLIGHT = 2;
  * with its agent's own settings. Several run in system context of their own, outside any request's
  * transaction (each read names its organization, device and agent, all from the agent's token),
  * each read exactly as alone, in arrival order. A caller already inside a transaction reads alone,
- * in it.
+ * in it. The reads themselves are PAM's (DeviceCommandService, which owns device_commands).
  */
 @Injectable()
 export class CommandQueueReads {
@@ -33,7 +33,7 @@ export class CommandQueueReads {
   });
 
   constructor(
-    private readonly repo: AgentCommandRepository,
+    private readonly commands: DeviceCommandService,
     private readonly tx: TenantTransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -44,13 +44,13 @@ export class CommandQueueReads {
   }
 
   private alone(read: QueueRead, scope: TenantScope): Promise<Take> {
-    return this.tx.runOneStatement(scope, () => this.repo.take(read.orgId, read.deviceId, read.agentId, COMMANDS_PER_FETCH, this.config.agentCommandRedeliverSeconds));
+    return this.tx.runOneStatement(scope, () => this.commands.take(read, COMMANDS_PER_FETCH, this.config.agentCommandRedeliverSeconds));
   }
 
   private async send(reads: { read: QueueRead; scope: TenantScope }[]): Promise<Take[]> {
     if (reads.length === 1) return [await this.alone(reads[0].read, reads[0].scope)];
     return this.tx.withSystemLookup('read agents’ command queues in one statement', () =>
-      this.repo.takeMany(
+      this.commands.takeMany(
         reads.map((r) => r.read),
         COMMANDS_PER_FETCH,
         this.config.agentCommandRedeliverSeconds,

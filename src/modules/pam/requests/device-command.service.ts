@@ -1,16 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import { DeviceCommandRepository, type DeviceCommandRow } from './device-command.repository';
+import { DeviceCommandRepository, type CommandRow, type DeviceCommandRow, type QueueRead, type Take } from './device-command.repository';
 
-export type { DeviceCommandRow };
+export type { CommandRow, DeviceCommandRow, QueueRead, Take };
 
 /**
  * Device commands belong to PAM, which queues, withdraws and revokes them with the elevation
- * requests they carry out; the agent module fetches them (app_agent_commands_take) and reports
- * their results here, in its request's transaction.
+ * requests they carry out; the agent module reads its device's queue (app_agent_commands_take,
+ * app_agent_commands_take_many) and reports results here, in the scope or transaction it opened:
+ * each call is the repository's one statement, nothing added.
  */
 @Injectable()
 export class DeviceCommandService {
   constructor(private readonly repo: DeviceCommandRepository) {}
+
+  /**
+   * One agent's read of its device's queue, one statement: withdraws the actuations that must no
+   * longer reach the device, then hands out what is due (at most `limit`, oldest first, marked
+   * delivered), or says when an unacknowledged delivery is due again.
+   */
+  take(read: QueueRead, limit: number, redeliverSeconds: number): Promise<Take> {
+    return this.repo.take(read.orgId, read.deviceId, read.agentId, limit, redeliverSeconds);
+  }
+
+  /** Several agents' reads in one statement (system context), each exactly as take() alone, in the order given: one Take per read. */
+  takeMany(reads: readonly QueueRead[], limit: number, redeliverSeconds: number): Promise<Take[]> {
+    return this.repo.takeMany(reads, limit, redeliverSeconds);
+  }
 
   /** Records the result once: null when the command is unknown to this device or already has one. */
   complete(orgId: string, deviceId: string, id: string, status: 'completed' | 'failed', error: string | null): Promise<DeviceCommandRow | null> {

@@ -15,7 +15,7 @@ import { PamEventService } from './pam-event.service';
 /**
  * The elevation-request queue: creation, list, active, respond, revoke, the transition log and expiry.
  * Exports the creation of requests (ElevationIntakeService: agent ingest and the flows), the transitions (mobile approvals reuse the decisions, actuation the claim, agent
- * commands the actuation result), the device commands' results (DeviceCommandService) and the event log (agent ingest and the flows write their
+ * commands the actuation result), the device commands (DeviceCommandService: agents read their queues and report results through it) and the event log (agent ingest and the flows write their
  * `created` event through it); its repository stays inside.
  */
 @Module({
