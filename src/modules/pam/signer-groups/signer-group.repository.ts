@@ -44,12 +44,12 @@ export class SignerGroupRepository {
     return row!;
   }
 
-  async update(id: string, g: { name: string; description: string | null; signers: string[] }): Promise<SignerGroupRow> {
-    const row = await this.db.one<SignerGroupRow>(
+  /** Null when the group is gone (deleted since it was read) or not visible. */
+  update(id: string, g: { name: string; description: string | null; signers: string[] }): Promise<SignerGroupRow | null> {
+    return this.db.one<SignerGroupRow>(
       `UPDATE pam_signer_groups SET name = $2, description = $3, signers = $4, updated_at = now() WHERE id = $1 RETURNING *`,
       [id, g.name, g.description, g.signers],
     );
-    return row!;
   }
 
   async referencingRuleCount(orgId: string, id: string): Promise<number> {

@@ -69,6 +69,8 @@ export class SignerGroupService {
       signers: dto.signers === undefined ? current.signers : normaliseSigners(dto.signers),
     };
     const row = await mapViolations(() => this.groups.update(id, next), { unique: PamErrors.signerGroupNameTaken });
+    // Deleted by another request since it was read.
+    if (!row) throw PamErrors.signerGroupNotFound();
     await this.versions.bump(current.org_id);
     const changed = Object.keys(dto).filter((key) => (dto as Record<string, unknown>)[key] !== undefined);
     await this.audit.record({ action: 'pam_signer_group.update', orgId: current.org_id, resourceType: 'pam_signer_group', resourceId: id, details: { name: row.name, changed } });

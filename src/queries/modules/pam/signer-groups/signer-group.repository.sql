@@ -15,7 +15,7 @@ SELECT * FROM pam_signer_groups WHERE id = $1 FOR UPDATE;
 -- SignerGroupRepository.insert.row
 INSERT INTO pam_signer_groups (org_id, name, description, signers, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING *;
 
--- SignerGroupRepository.update.row
+-- SignerGroupRepository.update
 UPDATE pam_signer_groups SET name = $2, description = $3, signers = $4, updated_at = now() WHERE id = $1 RETURNING *;
 
 -- SignerGroupRepository.referencingRuleCount.row
