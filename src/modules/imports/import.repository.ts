@@ -90,13 +90,18 @@ export class ImportRepository {
     );
   }
 
+  /** A page of the caller's jobs and their total; a page past the end counts again, as the device and contact lists do. */
   async list(limit: number, offset: number): Promise<{ rows: ImportRow[]; total: number }> {
     const rows = await this.db.rows<ImportRow & { total: string }>(
       `SELECT ${SUMMARY}, ${PENDING_MATCHES}, ${PROGRESS_REPORT} AS report, count(*) OVER () AS total
          FROM imports ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
       [limit, offset],
     );
-    return { rows: rows.map(({ total: _t, ...r }) => r as ImportRow), total: rows.length ? Number(rows[0].total) : 0 };
+    if (rows.length) return { rows: rows.map(({ total: _t, ...r }) => r as ImportRow), total: Number(rows[0].total) };
+    if (offset <= 0) return { rows: [], total: 0 };
+    // The window count has no row to ride on past the end.
+    const counted = await this.db.one<{ n: string }>(`SELECT count(*) AS n FROM imports`);
+    return { rows: [], total: Number(counted?.n ?? 0) };
   }
 
   /**

@@ -13,6 +13,9 @@ FROM imports WHERE id = $1;
 SELECT ${…}, ${…}, ${…} AS report, count(*) OVER () AS total
 FROM imports ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2;
 
+-- ImportRepository.list.counted
+SELECT count(*) AS n FROM imports;
+
 -- ImportRepository.claim
 UPDATE imports SET status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()), heartbeat_at = now(),
       current_phase = phases[phases_completed + 1]
