@@ -118,11 +118,7 @@ const owns = (owner: string, file: string) => file.startsWith(`${owner}/`);
  * Callers of a changing function outside its owner that stay for now, each with its reason and
  * the service that will take the call. Not a place for new code: call the owner's service.
  */
-const PENDING_CALLERS: Record<string, Record<string, string>> = {
-  // SCIM's deprovisioning suspends the person's membership (tenancy/users) with everything that
-  // follows; to move behind AccountProvisioningService, which SCIM already calls for accounts.
-  'src/modules/scim/scim-user.repository.ts': { scim_deprovision_user: 'SCIM deprovisioning, to move behind AccountProvisioningService' },
-};
+const PENDING_CALLERS: Record<string, Record<string, string>> = {};
 
 /**
  * Migrations that create functions under computed names, with the names they create. Each may only

@@ -151,7 +151,8 @@ export const FUNCTION_OWNERS: Readonly<Record<string, FunctionOwner>> = {
   app_may_change_email: { owner: 'src/modules/tenancy/users' },
   app_guard_person_change: { owner: 'src/modules/tenancy/users' },
   // SCIM deprovisioning: the person's membership in the connection's scope is suspended (the main
-  // table), and everything that gave them access there ends in the same statement.
+  // table), and everything that gave them access there ends in the same statement. Called through
+  // AccountProvisioningService.deprovision.
   scim_deprovision_user: {
     owner: 'src/modules/tenancy/users',
     writes: ['organization_memberships', 'partner_memberships'],

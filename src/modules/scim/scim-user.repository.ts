@@ -284,19 +284,4 @@ export class ScimUserRepository {
   emailTakenByOther(userId: string, email: string): Promise<boolean> {
     return this.db.one(`SELECT 1 FROM users WHERE email_lower = lower($1::text) AND id <> $2`, [email, userId]).then((r) => r !== null);
   }
-
-  deprovision(scope: ConnectionScope, userId: string, reason: string): Promise<DeprovisionCounts | null> {
-    return this.db
-      .one<{ r: DeprovisionCounts }>(`SELECT scim_deprovision_user($1, $2, $3, $4) AS r`, [userId, scope.orgId, scope.orgId ? null : scope.partnerId, reason])
-      .then((row) => row?.r ?? null);
-  }
-}
-
-export interface DeprovisionCounts {
-  sessionIds: string[];
-  sessionsRevoked: number;
-  apiKeysRevoked: number;
-  pendingRequestsRevoked: number;
-  elevationsRevoked: number;
-  revokeCommandsQueued: number;
 }

@@ -358,17 +358,17 @@ export class ScimService {
   }
 
   /**
-   * Deprovisioning, immediate and total, inside this request's transaction: the membership is
-   * suspended and scim_deprovision_user ends every session, refresh token and API key of the user
-   * in the connection's scope, every pending request they filed and every elevation they approved
-   * that is still in its window (revoke_elevation queued for actuated ones). The suspension records
-   * this connection, the only one that may lift it. The principal cache forgets the user now and
-   * again once the answer has left (after the commit).
+   * Deprovisioning, immediate and total, inside this request's transaction: tenancy suspends the
+   * membership and ends (AccountProvisioningService.deprovision) every session, refresh token and
+   * API key of the user in the connection's scope, every pending request they filed and every
+   * elevation they approved that is still in its window (revoke_elevation queued for actuated
+   * ones). The suspension records this connection, the only one that may lift it. The principal
+   * cache forgets the user now and again once the answer has left (after the commit).
    */
   private async deactivate(p: Principal, scope: ConnectionScope, userId: string): Promise<void> {
     await this.requireMayActOn(p, scope, userId);
     const counts = await this.tx.withSystemContext('SCIM deprovisioning ends every credential and grant of a user in the connection scope', async () => {
-      const ended = await this.users.deprovision(scope, userId, 'scim_deprovisioned');
+      const ended = await this.accounts.deprovision(scope, userId, 'scim_deprovisioned');
       await this.accounts.recordSuspendingConnection(scope, userId, scope.connectionId);
       return ended;
     });

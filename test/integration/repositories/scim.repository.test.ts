@@ -6,9 +6,12 @@ import { scimFilterToSql } from '../../../src/modules/scim/scim-filter';
 import { ScimUserRepository, type ConnectionScope } from '../../../src/modules/scim/scim-user.repository';
 import { lookupCandidates, USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from '../../../src/modules/scim/scim.service';
 import { orgPrincipal, partnerPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
-import { insertRequest, seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
+import { seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
 
-/** SCIM provisioning: the users a connection governs, linking, deprovisioning; connections and group mappings. */
+/**
+ * SCIM provisioning: the users a connection governs and linking them; connections and group
+ * mappings. Deprovisioning itself is tenancy's (user.repository.test.ts, AccountProvisioningRepository).
+ */
 describe('SCIM repositories', () => {
   let m: Medium;
   let t: TenantRows;
@@ -131,46 +134,15 @@ describe('SCIM repositories', () => {
       expect(await m.system(() => users.emailTakenByOther(t.readerA, t.emails.readerA))).toBe(false);
     });
 
-    it('deprovisions a member in the connection’s organization only: membership, sessions, keys and filed requests there, nothing in another tenant', async () => {
-      const member = t.siteUserA1;
-      // The same person is also a member of organization B, with a session and a key there.
-      await m.owner.query(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3)`, [t.orgB, member, t.roleAdminB]);
-      const session = async (orgId: string) =>
-        (await m.owner.query(`INSERT INTO sessions (user_id, scope, org_id, auth_method, expires_at) VALUES ($1, 'organization', $2, 'password', now() + interval '1 hour') RETURNING id`, [member, orgId]))
-          .rows[0].id as string;
-      const key = async (orgId: string) =>
-        (await m.owner.query(`INSERT INTO api_keys (org_id, name, key_prefix, key_hash, created_by) VALUES ($1, 'k', 'rmm_', $2, $3) RETURNING id`, [orgId, randomBytes(16).toString('hex'), member]))
-          .rows[0].id as string;
-      const [sessionA, sessionB, keyA, keyB] = [await session(t.orgA), await session(t.orgB), await key(t.orgA), await key(t.orgB)];
-      const filed = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, subjectUserId: member });
-      const filedInB = await insertRequest(m.owner, { orgId: t.orgB, siteId: t.siteB1, deviceId: t.deviceB1, subjectUserId: member });
-
-      const counts = await m.system(() => users.deprovision(scopeA, member, 'scim_deprovisioned'));
-      expect(counts).toMatchObject({ sessionIds: [sessionA], sessionsRevoked: 1, apiKeysRevoked: 1, pendingRequestsRevoked: 1, elevationsRevoked: 0 });
-      const state = async (sql: string, ids: string[]) => (await m.owner.query(sql, [ids])).rows;
-      expect(await state(`SELECT org_id, suspended_at IS NOT NULL AS suspended FROM organization_memberships WHERE user_id = ANY($1) ORDER BY org_id = '${t.orgA}' DESC`, [member])).toEqual([
-        { org_id: t.orgA, suspended: true },
-        { org_id: t.orgB, suspended: false },
-      ]);
-      expect(await state(`SELECT id, revoked_at IS NOT NULL AS revoked FROM sessions WHERE id = ANY($1)`, [sessionA, sessionB])).toEqual(
-        expect.arrayContaining([
-          { id: sessionA, revoked: true },
-          { id: sessionB, revoked: false },
-        ]),
-      );
-      expect(await state(`SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ANY($1)`, [keyA, keyB])).toEqual(
-        expect.arrayContaining([
-          { id: keyA, revoked: true },
-          { id: keyB, revoked: false },
-        ]),
-      );
-      expect(await state(`SELECT id, status FROM elevation_requests WHERE id = ANY($1)`, [filed, filedInB])).toEqual(
-        expect.arrayContaining([
-          { id: filed, status: 'revoked' },
-          { id: filedInB, status: 'pending' },
-        ]),
-      );
-      expect((await m.as(asAdminA(), () => users.get(scopeA, member)))!.active).toBe(false);
+    it('reads a member whose membership is suspended (deprovisioned) as inactive, and filters on it', async () => {
+      await m.owner.query(`UPDATE organization_memberships SET suspended_at = now() WHERE org_id = $1 AND user_id = $2`, [t.orgA, t.siteUserA1]);
+      try {
+        expect((await m.as(asAdminA(), () => users.get(scopeA, t.siteUserA1)))!.active).toBe(false);
+        expect((await m.as(asAdminA(), () => users.list(scopeA, filter('active eq false'), 0, 100))).rows.map((r) => r.id)).toEqual([t.siteUserA1]);
+      } finally {
+        await m.owner.query(`UPDATE organization_memberships SET suspended_at = NULL WHERE org_id = $1 AND user_id = $2`, [t.orgA, t.siteUserA1]);
+      }
+      expect((await m.as(asAdminA(), () => users.get(scopeA, t.siteUserA1)))!.active).toBe(true);
     });
 
     it('shows another tenant none of the organization’s members, and refuses its links into the organization’s connection', async () => {

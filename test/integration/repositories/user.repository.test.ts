@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AccountProvisioningRepository } from '../../../src/modules/tenancy/users/account-provisioning.repository';
 import { InvitationRepository } from '../../../src/modules/tenancy/users/invitation.repository';
 import { MembershipInvitationEntity } from '../../../src/modules/tenancy/users/membership-invitation.entity';
@@ -7,7 +7,7 @@ import { PartnerMembershipEntity, PartnerMembershipOrgEntity, PartnerMembershipS
 import { UserEntity } from '../../../src/modules/tenancy/users/user.entity';
 import { UserRepository } from '../../../src/modules/tenancy/users/user.repository';
 import { orgPrincipal, partnerPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
-import { seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
+import { insertRequest, seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
 
 const USER_ENTITIES = [
   UserEntity,
@@ -22,7 +22,8 @@ const USER_ENTITIES = [
 /**
  * Users are global identities that a tenant sees through its memberships; memberships and
  * invitations are its own rows. What the administrators of A see, write and invite, what an
- * invitee accepts (system context, bound to the invitee), and what provisioning writes.
+ * invitee accepts (system context, bound to the invitee), and what provisioning writes, SCIM's
+ * deprovisioning included.
  */
 describe('users, memberships and invitations', () => {
   let m: Medium;
@@ -308,6 +309,47 @@ describe('users, memberships and invitations', () => {
       expect((await m.owner.query(`SELECT org_access, suspended_at IS NOT NULL AS suspended FROM partner_memberships WHERE user_id = $1`, [id])).rows).toEqual([
         { org_access: 'all', suspended: true },
       ]);
+    });
+
+    it('deprovisions a member in the given organization only: membership, sessions, keys and filed requests there, nothing in another tenant', async () => {
+      const member = await person('leaver', t.orgA, t.roleReaderA);
+      // The same person is also a member of organization B, with a session and a key there.
+      await m.owner.query(`INSERT INTO organization_memberships (org_id, user_id, role_id) VALUES ($1, $2, $3)`, [t.orgB, member, t.roleAdminB]);
+      const session = async (orgId: string) =>
+        (await m.owner.query(`INSERT INTO sessions (user_id, scope, org_id, auth_method, expires_at) VALUES ($1, 'organization', $2, 'password', now() + interval '1 hour') RETURNING id`, [member, orgId]))
+          .rows[0].id as string;
+      const key = async (orgId: string) =>
+        (await m.owner.query(`INSERT INTO api_keys (org_id, name, key_prefix, key_hash, created_by) VALUES ($1, 'k', 'rmm_', $2, $3) RETURNING id`, [orgId, randomBytes(16).toString('hex'), member]))
+          .rows[0].id as string;
+      const [sessionA, sessionB, keyA, keyB] = [await session(t.orgA), await session(t.orgB), await key(t.orgA), await key(t.orgB)];
+      const filed = await insertRequest(m.owner, { orgId: t.orgA, siteId: t.siteA1, deviceId: t.deviceA1, subjectUserId: member });
+      const filedInB = await insertRequest(m.owner, { orgId: t.orgB, siteId: t.siteB1, deviceId: t.deviceB1, subjectUserId: member });
+
+      const counts = await m.system(() => accounts.deprovision({ orgId: t.orgA, partnerId: null }, member, 'scim_deprovisioned'));
+      expect(counts).toMatchObject({ sessionIds: [sessionA], sessionsRevoked: 1, apiKeysRevoked: 1, pendingRequestsRevoked: 1, elevationsRevoked: 0 });
+      const state = async (sql: string, ids: string[]) => (await m.owner.query(sql, [ids])).rows;
+      expect(await state(`SELECT org_id, suspended_at IS NOT NULL AS suspended FROM organization_memberships WHERE user_id = ANY($1) ORDER BY org_id = '${t.orgA}' DESC`, [member])).toEqual([
+        { org_id: t.orgA, suspended: true },
+        { org_id: t.orgB, suspended: false },
+      ]);
+      expect(await state(`SELECT id, revoked_at IS NOT NULL AS revoked FROM sessions WHERE id = ANY($1)`, [sessionA, sessionB])).toEqual(
+        expect.arrayContaining([
+          { id: sessionA, revoked: true },
+          { id: sessionB, revoked: false },
+        ]),
+      );
+      expect(await state(`SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ANY($1)`, [keyA, keyB])).toEqual(
+        expect.arrayContaining([
+          { id: keyA, revoked: true },
+          { id: keyB, revoked: false },
+        ]),
+      );
+      expect(await state(`SELECT id, status FROM elevation_requests WHERE id = ANY($1)`, [filed, filedInB])).toEqual(
+        expect.arrayContaining([
+          { id: filed, status: 'revoked' },
+          { id: filedInB, status: 'pending' },
+        ]),
+      );
     });
 
     it('neither changes, suspends nor adds members of another tenant', async () => {

@@ -11,6 +11,16 @@ export interface MembershipScope {
   partnerId: string | null;
 }
 
+/** What a deprovisioning ended in the membership's scope, for the caller's audit row and its principal cache. */
+export interface DeprovisionCounts {
+  sessionIds: string[];
+  sessionsRevoked: number;
+  apiKeysRevoked: number;
+  pendingRequestsRevoked: number;
+  elevationsRevoked: number;
+  revokeCommandsQueued: number;
+}
+
 /** Accounts and memberships written by provisioning (SCIM, group-to-role mapping at sign-in). */
 @Injectable()
 export class AccountProvisioningRepository {
@@ -101,6 +111,19 @@ export class AccountProvisioningRepository {
       ? await (await this.db.repo(OrganizationMembershipEntity)).update({ orgId: scope.orgId, userId }, { suspendedAt })
       : await (await this.db.repo(PartnerMembershipEntity)).update({ partnerId: scope.partnerId as string, userId }, { suspendedAt });
     return affected ?? 0;
+  }
+
+  /**
+   * scim_deprovision_user, one statement: suspends the membership and ends, in its scope, the
+   * person's sessions (their refresh tokens and unredeemed sign-in codes with them), the API keys
+   * they created, the requests they filed that are still pending and the elevations they approved
+   * still in their window (FUNCTION_OWNERS lists what it writes on other modules' behalf). Null
+   * when the function answers nothing.
+   */
+  deprovision(scope: MembershipScope, userId: string, reason: string): Promise<DeprovisionCounts | null> {
+    return this.db
+      .one<{ r: DeprovisionCounts }>(`SELECT scim_deprovision_user($1, $2, $3, $4) AS r`, [userId, scope.orgId, scope.orgId ? null : scope.partnerId, reason])
+      .then((row) => row?.r ?? null);
   }
 
   async setPartnerRole(partnerId: string, userId: string, roleId: string): Promise<number> {

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AccountProvisioningRepository, type MembershipScope } from './account-provisioning.repository';
+import { AccountProvisioningRepository, type DeprovisionCounts, type MembershipScope } from './account-provisioning.repository';
+
+export type { DeprovisionCounts };
 
 /**
  * Writes accounts and memberships for provisioning callers (SCIM, the group-to-role mapping of
@@ -54,6 +56,16 @@ export class AccountProvisioningService {
 
   suspend(scope: MembershipScope, userId: string): Promise<number> {
     return this.repo.suspend(scope, userId);
+  }
+
+  /**
+   * Deprovisioning, immediate and total, in one statement: the membership is suspended and
+   * everything that gave the person access in its scope ends (sessions, refresh tokens, API keys
+   * they created, pending requests they filed, elevations they approved still in their window).
+   * Sees every session and key of the scope: the caller runs it in system context.
+   */
+  deprovision(scope: MembershipScope, userId: string, reason: string): Promise<DeprovisionCounts | null> {
+    return this.repo.deprovision(scope, userId, reason);
   }
 
   /**

@@ -85,6 +85,3 @@ SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1;
 
 -- ScimUserRepository.emailTakenByOther
 SELECT 1 FROM users WHERE email_lower = lower($1::text) AND id <> $2;
-
--- ScimUserRepository.deprovision
-SELECT scim_deprovision_user($1, $2, $3, $4) AS r;

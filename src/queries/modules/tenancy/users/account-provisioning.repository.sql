@@ -30,3 +30,6 @@ UPDATE organization_memberships ${…} AND org_id = $1;
 
 -- AccountProvisioningRepository.recordSuspendingConnection
 UPDATE partner_memberships ${…} AND partner_id = $1;
+
+-- AccountProvisioningRepository.deprovision
+SELECT scim_deprovision_user($1, $2, $3, $4) AS r;
