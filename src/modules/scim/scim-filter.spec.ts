@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parse, filter as evaluate } from 'scim2-parse-filter';
 import { ScimError } from './scim-error';
 import { scimFilterToSql } from './scim-filter';
-import { USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from './scim.service';
+import { USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from './scim-resource.util';
 
 const attrs = ['userName', 'externalId', 'displayName', 'emails.value', 'name.formatted'];
 const ops = ['eq', 'ne', 'co', 'sw', 'ew'];

@@ -1,5 +1,5 @@
 import { ScimError } from './scim-error';
-import { GROUP_SCHEMA, LIST_SCHEMA, MAX_PAGE, USER_SCHEMA } from './scim.service';
+import { GROUP_SCHEMA, LIST_SCHEMA, MAX_PAGE, USER_SCHEMA } from './scim-resource.util';
 
 export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 

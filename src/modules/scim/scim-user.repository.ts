@@ -244,6 +244,11 @@ export class ScimUserRepository {
     );
   }
 
+  /** Whether the connection has its own row for the person (deleted or not). */
+  async isLinked(scope: ConnectionScope, userId: string): Promise<boolean> {
+    return (await this.db.one(`SELECT 1 FROM scim_users WHERE connection_id = $1 AND user_id = $2`, [scope.connectionId, userId])) !== null;
+  }
+
   /** Which of these ids are people of the connection. */
   async existing(scope: ConnectionScope, userIds: string[]): Promise<string[]> {
     // The memberships themselves, not the people's rows: a push names up to thousands of ids.
@@ -259,26 +264,6 @@ export class ScimUserRepository {
           [...this.base(scope), userIds],
         );
     return rows.map((r) => r.id);
-  }
-
-  /** Links the people to the connection where they are not yet, and adds them to the group; the ids newly added. */
-  async addGroupMembers(scope: ConnectionScope, groupId: string, userIds: string[]): Promise<string[]> {
-    const owner = [scope.connectionId, scope.orgId, scope.orgId ? null : scope.partnerId, userIds];
-    await this.db.exec(
-      `INSERT INTO scim_users (connection_id, org_id, partner_id, user_id) SELECT $1, $2, $3, u FROM unnest($4::uuid[]) u ON CONFLICT (connection_id, user_id) DO NOTHING`,
-      owner,
-    );
-    const added = await this.db.rows<{ user_id: string }>(
-      `INSERT INTO scim_group_members (group_id, connection_id, org_id, partner_id, user_id) SELECT $5, $1, $2, $3, u FROM unnest($4::uuid[]) u
-       ON CONFLICT DO NOTHING RETURNING user_id`,
-      [...owner, groupId],
-    );
-    return added.map((r) => r.user_id);
-  }
-
-  /** Whether any group-to-role mapping is saved on the connection (without one, group changes change no role). */
-  async hasMappings(scope: ConnectionScope): Promise<boolean> {
-    return (await this.db.one(`SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1`, [scope.connectionId])) !== null;
   }
 
   emailTakenByOther(userId: string, email: string): Promise<boolean> {

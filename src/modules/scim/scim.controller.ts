@@ -6,7 +6,9 @@ import { OneStatement } from '../../common/decorators/one-statement.decorator';
 import type { Principal } from '../../common/principal';
 import { SCIM_MEDIA_TYPE, ScimError, ScimExceptionFilter } from './scim-error';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './scim-schemas';
-import { ScimService } from './scim.service';
+import { ScimContextService } from './scim-context.service';
+import { ScimGroupsService } from './scim-groups.service';
+import { ScimUsersService } from './scim-users.service';
 import { ScimMetricsInterceptor } from './scim-metrics.interceptor';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -41,41 +43,45 @@ function created(res: Response, resource: Record<string, unknown>): Record<strin
 @UseInterceptors(ScimMetricsInterceptor)
 @Controller('scim/v2')
 export class ScimController {
-  constructor(private readonly scim: ScimService) {}
+  constructor(
+    private readonly users: ScimUsersService,
+    private readonly groups: ScimGroupsService,
+    private readonly context: ScimContextService,
+  ) {}
 
   @Get('ServiceProviderConfig')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   config(): Record<string, unknown> {
-    return serviceProviderConfig(this.scim.baseUrl());
+    return serviceProviderConfig(this.context.baseUrl());
   }
 
   @Get('ResourceTypes')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   resourceTypes(): Record<string, unknown> {
-    return resourceTypes(this.scim.baseUrl());
+    return resourceTypes(this.context.baseUrl());
   }
 
   @Get('ResourceTypes/:id')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   resourceType(@Param('id') typeId: string): Record<string, unknown> {
-    return resourceType(this.scim.baseUrl(), typeId);
+    return resourceType(this.context.baseUrl(), typeId);
   }
 
   @Get('Schemas')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   schemas(): Record<string, unknown> {
-    return schemas(this.scim.baseUrl());
+    return schemas(this.context.baseUrl());
   }
 
   @Get('Schemas/:urn')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   schema(@Param('urn') urn: string): Record<string, unknown> {
-    return schema(this.scim.baseUrl(), urn);
+    return schema(this.context.baseUrl(), urn);
   }
 
   @Get('Users')
@@ -83,14 +89,14 @@ export class ScimController {
   @OneStatement()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   listUsers(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.scim.listUsers(p, q);
+    return this.users.listUsers(p, q);
   }
 
   @Post('Users')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   async createUser(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
-    return created(res, await this.scim.createUser(p, body));
+    return created(res, await this.users.createUser(p, body));
   }
 
   @Get('Users/:id')
@@ -98,7 +104,7 @@ export class ScimController {
   @OneStatement()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   async getUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Query() q: Record<string, unknown>, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
-    return tagged(res, await this.scim.getUser(p, id(userId), q));
+    return tagged(res, await this.users.getUser(p, id(userId), q));
   }
 
   @Put('Users/:id')
@@ -111,7 +117,7 @@ export class ScimController {
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Record<string, unknown>> {
-    return tagged(res, await this.scim.replaceUser(p, id(userId), body, ifMatch));
+    return tagged(res, await this.users.replaceUser(p, id(userId), body, ifMatch));
   }
 
   @Patch('Users/:id')
@@ -124,35 +130,35 @@ export class ScimController {
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Record<string, unknown>> {
-    return tagged(res, await this.scim.patchUser(p, id(userId), body, ifMatch));
+    return tagged(res, await this.users.patchUser(p, id(userId), body, ifMatch));
   }
 
   @Delete('Users/:id')
   @ScimAuth()
   @HttpCode(204)
   deleteUser(@CurrentPrincipal() p: Principal, @Param('id') userId: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
-    return this.scim.deleteUser(p, id(userId), ifMatch);
+    return this.users.deleteUser(p, id(userId), ifMatch);
   }
 
   @Get('Groups')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   listGroups(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.scim.listGroups(p, q);
+    return this.groups.listGroups(p, q);
   }
 
   @Post('Groups')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   async createGroup(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
-    return created(res, await this.scim.createGroup(p, body));
+    return created(res, await this.groups.createGroup(p, body));
   }
 
   @Get('Groups/:id')
   @ScimAuth()
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   async getGroup(@CurrentPrincipal() p: Principal, @Param('id') groupId: string, @Query() q: Record<string, unknown>, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
-    return tagged(res, await this.scim.getGroup(p, id(groupId), q));
+    return tagged(res, await this.groups.getGroup(p, id(groupId), q));
   }
 
   @Patch('Groups/:id')
@@ -166,7 +172,7 @@ export class ScimController {
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Record<string, unknown> | undefined> {
-    const group = await this.scim.patchGroup(p, id(groupId), body, q, ifMatch);
+    const group = await this.groups.patchGroup(p, id(groupId), body, q, ifMatch);
     if (group === null) {
       res.status(204);
       return undefined;
@@ -178,7 +184,7 @@ export class ScimController {
   @ScimAuth()
   @HttpCode(204)
   deleteGroup(@CurrentPrincipal() p: Principal, @Param('id') groupId: string, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
-    return this.scim.deleteGroup(p, id(groupId), ifMatch);
+    return this.groups.deleteGroup(p, id(groupId), ifMatch);
   }
 
   /** RFC 7644 §3.11 and §3.7: `/Me` and `/Bulk` are optional; this service offers neither (ServiceProviderConfig says so). */

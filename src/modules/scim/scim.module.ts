@@ -8,15 +8,18 @@ import { GroupRoleApplier } from './group-role.applier';
 import { ScimConnectionController } from './scim-connection.controller';
 import { ScimConnectionRepository } from './scim-connection.repository';
 import { ScimConnectionService } from './scim-connection.service';
+import { ScimContextService } from './scim-context.service';
+import { ScimGroupRepository } from './scim-group.repository';
+import { ScimGroupsService } from './scim-groups.service';
 import { ScimUserRepository } from './scim-user.repository';
+import { ScimUsersService } from './scim-users.service';
 import { ScimController } from './scim.controller';
-import { ScimService } from './scim.service';
 
 /** SCIM 2.0 provisioning and deprovisioning, and group-to-role mappings (docs/identity-lifecycle.md). */
 @Module({
   imports: [AuthModule, AuditModule, UserAccountsModule, TypeOrmModule.forFeature([GroupRoleMappingEntity])],
   controllers: [ScimConnectionController, ScimController],
-  providers: [ScimConnectionRepository, ScimConnectionService, ScimUserRepository, ScimService, GroupRoleApplier],
+  providers: [ScimConnectionRepository, ScimConnectionService, ScimUserRepository, ScimGroupRepository, ScimContextService, ScimUsersService, ScimGroupsService, GroupRoleApplier],
   exports: [GroupRoleApplier],
 })
 export class ScimModule {}

@@ -4,7 +4,7 @@ import { GroupRoleMappingEntity } from '../../../src/modules/scim/group-role-map
 import { ScimConnectionRepository } from '../../../src/modules/scim/scim-connection.repository';
 import { scimFilterToSql } from '../../../src/modules/scim/scim-filter';
 import { ScimUserRepository, type ConnectionScope } from '../../../src/modules/scim/scim-user.repository';
-import { lookupCandidates, USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from '../../../src/modules/scim/scim.service';
+import { lookupCandidates, USER_FILTER_ATTRIBUTES, USER_VALUE_PATHS } from '../../../src/modules/scim/scim-resource.util';
 import { orgPrincipal, partnerPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
 import { seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
 
@@ -126,6 +126,25 @@ describe('SCIM repositories', () => {
       expect(await stored()).toMatchObject({ user_name: 'reader.a', name: 'Reader A', given_name: 'Reader', family_name: null });
       // The link answers the person as a read after it sees them.
       expect(answered).toEqual(await stored());
+    });
+
+    it('keeps its row of a person it deleted, who is then none of its people, and tells which ids are its people', async () => {
+      const c = await m.as(asAdminA(), () => newConnection(t.orgA, null, t.adminA, 'Forgetting'));
+      const scope = { connectionId: c!.id, orgId: t.orgA, partnerId: null };
+      try {
+        expect(await m.as(asAdminA(), () => users.isLinked(scope, t.readerA))).toBe(false);
+        expect((await m.as(asAdminA(), () => users.existing(scope, [t.readerA, t.adminA, t.adminB]))).sort()).toEqual([t.readerA, t.adminA].sort());
+        await m.as(asAdminA(), () => users.link(scope, t.readerA, 'ext-forgotten'));
+        expect(await m.as(asAdminA(), () => users.isLinked(scope, t.readerA))).toBe(true);
+        expect(await m.as(asAdminA(), () => users.markDeleted(scope, t.readerA))).toBe(1);
+        expect(await m.as(asAdminA(), () => users.isLinked(scope, t.readerA))).toBe(true);
+        expect(await m.as(asAdminA(), () => users.get(scope, t.readerA))).toBeNull();
+        expect(await m.as(asAdminA(), () => users.existing(scope, [t.readerA, t.adminA]))).toEqual([t.adminA]);
+        expect(await m.as(asAdminB(), () => users.isLinked(scope, t.readerA))).toBe(false);
+      } finally {
+        // Gone again: the connection tests below list the organization's connections.
+        await m.owner.query(`DELETE FROM scim_connections WHERE id = $1`, [scope.connectionId]);
+      }
     });
 
     it('finds an account by address whatever its case in system context, and tells whether another account holds it', async () => {

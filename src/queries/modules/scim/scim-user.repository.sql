@@ -65,6 +65,9 @@ INSERT INTO scim_users (connection_id, org_id, partner_id, user_id, deleted_at) 
 ON CONFLICT (connection_id, user_id) DO UPDATE
   SET deleted_at = now(), external_id = NULL, user_name = NULL, display_name = NULL, given_name = NULL, family_name = NULL, updated_at = now();
 
+-- ScimUserRepository.isLinked
+SELECT 1 FROM scim_users WHERE connection_id = $1 AND user_id = $2;
+
 -- ScimUserRepository.existing.rows
 SELECT m.user_id AS id FROM organization_memberships m LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = m.user_id
 WHERE m.org_id = $2 AND m.user_id = ANY ($3::uuid[]) AND su.deleted_at IS NULL;
@@ -72,16 +75,6 @@ WHERE m.org_id = $2 AND m.user_id = ANY ($3::uuid[]) AND su.deleted_at IS NULL;
 -- ScimUserRepository.existing.rows
 SELECT m.user_id AS id FROM partner_memberships m LEFT JOIN scim_users su ON su.connection_id = $1 AND su.user_id = m.user_id
 WHERE m.partner_id = $2 AND m.user_id = ANY ($3::uuid[]) AND su.deleted_at IS NULL;
-
--- ScimUserRepository.addGroupMembers
-INSERT INTO scim_users (connection_id, org_id, partner_id, user_id) SELECT $1, $2, $3, u FROM unnest($4::uuid[]) u ON CONFLICT (connection_id, user_id) DO NOTHING;
-
--- ScimUserRepository.addGroupMembers.added
-INSERT INTO scim_group_members (group_id, connection_id, org_id, partner_id, user_id) SELECT $5, $1, $2, $3, u FROM unnest($4::uuid[]) u
-ON CONFLICT DO NOTHING RETURNING user_id;
-
--- ScimUserRepository.hasMappings
-SELECT 1 FROM group_role_mappings WHERE connection_id = $1 LIMIT 1;
 
 -- ScimUserRepository.emailTakenByOther
 SELECT 1 FROM users WHERE email_lower = lower($1::text) AND id <> $2;
