@@ -2,7 +2,7 @@ import type { AttributeTable, ValuePathTable } from './scim-filter';
 import { ScimError } from './scim-error';
 import type { Candidates } from './scim-user.repository';
 
-/** What the Users and Groups endpoints share: the schemas they answer with, the list query and how its parts are read. */
+// What the Users and Groups endpoints share: the schemas they answer with, the list query and how its parts are read.
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
