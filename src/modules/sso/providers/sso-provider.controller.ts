@@ -15,7 +15,9 @@ import {
   SsoSuccessDto,
   UpdateSsoProviderDto,
 } from './sso-provider.dto';
-import { SsoProviderService } from './sso-provider.service';
+import { SsoConnectionTestService } from './sso-connection-test.service';
+import { SsoProviderReadService } from './sso-provider-read.service';
+import { SsoProviderWriteService } from './sso-provider-write.service';
 import { ApiErrors } from '../../../common/decorators/api-errors.decorator';
 
 const WRITE = { permission: 'organizations:write', mfa: true } as const;
@@ -23,7 +25,11 @@ const WRITE = { permission: 'organizations:write', mfa: true } as const;
 @ApiTags('sso')
 @Controller('sso')
 export class SsoProviderController {
-  constructor(private readonly providers: SsoProviderService) {}
+  constructor(
+    private readonly reads: SsoProviderReadService,
+    private readonly writes: SsoProviderWriteService,
+    private readonly connections: SsoConnectionTestService,
+  ) {}
 
   /**
    * Lists the SSO presets: the common identity providers with their default settings.
@@ -33,7 +39,7 @@ export class SsoProviderController {
   @Get('presets')
   @Auth()
   presets(): Promise<SsoPresetListDto> {
-    return this.providers.presets();
+    return this.reads.presets();
   }
 
   /**
@@ -45,7 +51,7 @@ export class SsoProviderController {
   @Get('providers')
   @Auth()
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListSsoProvidersQueryDto): Promise<SsoProviderListDto> {
-    return this.providers.list(principal, query);
+    return this.reads.list(principal, query);
   }
 
   /**
@@ -56,7 +62,7 @@ export class SsoProviderController {
   @Get('providers/:id')
   @Auth()
   get(@UuidParam() id: string): Promise<SsoProviderResponseDto> {
-    return this.providers.get(id);
+    return this.reads.get(id);
   }
 
   /**
@@ -72,7 +78,7 @@ export class SsoProviderController {
   @NoRequestTransaction() // may run OIDC discovery: no transaction is held across the network
   @ApiErrors({ 400: ['invalid_default_role', 'invalid_endpoint', 'saml_metadata_invalid'], 403: ['privilege_escalation', 'partner_scope_required'] })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateSsoProviderDto): Promise<SsoProviderResponseDto> {
-    return this.providers.create(principal, dto);
+    return this.writes.create(principal, dto);
   }
 
   /**
@@ -87,7 +93,7 @@ export class SsoProviderController {
   @NoRequestTransaction() // may run OIDC discovery: no transaction is held across the network
   @ApiErrors({ 400: ['discovery_failed', 'invalid_default_role', 'invalid_endpoint', 'saml_metadata_invalid'], 403: ['privilege_escalation'], 409: ['provider_changed'] })
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: UpdateSsoProviderDto): Promise<SsoProviderResponseDto> {
-    return this.providers.update(principal, id, dto);
+    return this.writes.update(principal, id, dto);
   }
 
   /**
@@ -98,7 +104,7 @@ export class SsoProviderController {
   @Delete('providers/:id')
   @Auth(WRITE)
   remove(@UuidParam() id: string): Promise<SsoSuccessDto> {
-    return this.providers.remove(id);
+    return this.writes.remove(id);
   }
 
   /**
@@ -112,7 +118,7 @@ export class SsoProviderController {
   @Auth(WRITE)
   @ApiErrors({ 400: ['provider_incomplete'] })
   setStatus(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() dto: SetSsoProviderStatusDto): Promise<SsoProviderResponseDto> {
-    return this.providers.setStatus(id, dto.status, principal);
+    return this.writes.setStatus(id, dto.status, principal);
   }
 
   /**
@@ -126,6 +132,6 @@ export class SsoProviderController {
   @Auth(WRITE)
   @NoRequestTransaction() // may run OIDC discovery: no transaction is held across the network
   test(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<SsoProviderTestDto> {
-    return this.providers.test(principal, id);
+    return this.connections.test(principal, id);
   }
 }

@@ -15,7 +15,10 @@ import { SsoProviderLookupService } from './sso-provider-lookup.service';
 import { SsoProviderController } from './sso-provider.controller';
 import { SsoProviderEntity } from './sso-provider.entity';
 import { SsoProviderRepository } from './sso-provider.repository';
-import { SsoProviderService } from './sso-provider.service';
+import { SsoConnectionTestService } from './sso-connection-test.service';
+import { SsoProviderConfigBuilderService } from './sso-provider-config-builder.service';
+import { SsoProviderReadService } from './sso-provider-read.service';
+import { SsoProviderWriteService } from './sso-provider-write.service';
 import { IdpMetadataImporterService } from '../saml/metadata/idp-metadata-importer.service';
 
 /**
@@ -31,7 +34,10 @@ import { IdpMetadataImporterService } from '../saml/metadata/idp-metadata-import
     IdpNetworkService,
     ProviderDiscoveryService,
     SsoProviderRepository,
-    SsoProviderService,
+    SsoProviderReadService,
+    SsoProviderWriteService,
+    SsoProviderConfigBuilderService,
+    SsoConnectionTestService,
     SsoProviderLookupService,
     SsoCheckService,
     SsoDomainRepository,
