@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DbService, prepared } from '../../../infra/database/db.service';
-import type { AgentIntakeLog, CreatedElevationRequest, FiledElevationRequest, ObservedElevationRequest, RateBucket } from './elevation-intake.types';
+import type { AgentIntakeLog, CreatedElevationRequest, FiledElevationRequest, NewElevationRequest, ObservedElevationRequest, RateBucket } from './elevation-intake.types';
+
+/** What the decision chain settled, in the order both statements take it. */
+const decided = (r: NewElevationRequest) => [r.durationMinutes, r.decisionSource, r.matchedPolicyId, r.matchedPolicyName, r.pamRuleId, r.pamRuleName];
 
 /**
  * The request, its audit row and its `created` event in one statement (app_ingest_insert,
@@ -44,12 +47,7 @@ export class ElevationIntakeRepository {
       r.observedAt,
       r.reason,
       r.status !== 'pending',
-      r.durationMinutes,
-      r.decisionSource,
-      r.matchedPolicyId,
-      r.matchedPolicyName,
-      r.pamRuleId,
-      r.pamRuleName,
+      ...decided(r),
       r.softwareEvidence.length ? JSON.stringify(r.softwareEvidence) : null,
       log.agentId,
       log.auditAction,
@@ -86,12 +84,7 @@ export class ElevationIntakeRepository {
         r.toolAction,
         r.riskTier,
         r.actionDigest,
-        r.durationMinutes,
-        r.decisionSource,
-        r.matchedPolicyId,
-        r.matchedPolicyName,
-        r.pamRuleId,
-        r.pamRuleName,
+        ...decided(r),
       ],
     );
     return row!;
