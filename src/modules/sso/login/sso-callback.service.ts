@@ -5,7 +5,7 @@ import { OidcClientConfig, OidcProtocolError, OidcRelyingPartyService, VerifiedO
 import { OidcLoginStarterService } from './oidc-login-starter.service';
 import { LoginRejection } from './sso-login.errors';
 import { LoginProviderRow, LoginSessionRow } from './sso-login.repository';
-import { SsoSignOutService } from './sso-sign-out.service';
+import { SsoSessionLinkService } from './sso-session-link.service';
 import { MintedSignIn, OpenedSignIn, SignInPipelineService, SignInProtocol, SignInResult, SignInTraits } from '../sign-in/sign-in-pipeline.service';
 
 export interface CallbackQuery {
@@ -34,7 +34,7 @@ export class SsoCallbackService implements SignInProtocol<CallbackQuery, OidcOpe
     private readonly pipeline: SignInPipelineService,
     private readonly rp: OidcRelyingPartyService,
     private readonly starter: OidcLoginStarterService,
-    private readonly signOut: SsoSignOutService,
+    private readonly sessionLinks: SsoSessionLinkService,
   ) {}
 
   readonly traits: SignInTraits = { protocol: 'oidc', malformedStateReason: 'state_parameter_invalid', failureMessage: 'SSO callback failed', linking: true };
@@ -94,6 +94,6 @@ export class SsoCallbackService implements SignInProtocol<CallbackQuery, OidcOpe
   }
 
   recordSession(minted: MintedSignIn, verified: VerifiedSignIn<VerifiedOidcLogin>, opened: OpenedSignIn<OidcOpened>): Promise<void> {
-    return this.signOut.recordOidcSignIn(minted, opened.provider, verified.evidence);
+    return this.sessionLinks.recordOidcSignIn(minted, opened.provider, verified.evidence);
   }
 }

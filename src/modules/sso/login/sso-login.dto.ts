@@ -2,7 +2,7 @@ import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { LoginBrandingDto } from '../../branding/branding.dto';
 import type { ApiQueryOptions } from '@nestjs/swagger';
 import { MAX_REDIRECT_PATH_LENGTH } from './redirect-path.util';
-import { MAX_LOGOUT_TOKEN_LENGTH } from './sso-sign-out.service';
+import { MAX_LOGOUT_TOKEN_LENGTH } from './sso-idp-logout.service';
 
 export class SsoExchangeDto {
   /** The one-time code from the `#ssoCode=` fragment of the post-login redirect. */

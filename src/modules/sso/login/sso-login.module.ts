@@ -27,7 +27,10 @@ import { SsoLoginRepository } from './sso-login.repository';
 import { SsoLoginService } from './sso-login.service';
 import { SsoLogoutController } from './sso-logout.controller';
 import { SsoSignOutRepository } from './sso-sign-out.repository';
-import { SsoSignOutService } from './sso-sign-out.service';
+import { OidcEndSessionService } from './oidc-end-session.service';
+import { SsoIdpLogoutService } from './sso-idp-logout.service';
+import { SsoLogoutService } from './sso-logout.service';
+import { SsoSessionLinkService } from './sso-session-link.service';
 import { SignInPipelineService } from '../sign-in/sign-in-pipeline.service';
 import { LoginSessionService } from '../sign-in/login-session.service';
 
@@ -63,9 +66,13 @@ import { LoginSessionService } from '../sign-in/login-session.service';
     SsoLinkService,
     IdentityLinkerService,
     SsoSignOutRepository,
-    SsoSignOutService,
+    SsoSessionLinkService,
+    OidcEndSessionService,
+    SsoLogoutService,
+    SsoIdpLogoutService,
   ],
-  // The SAML service provider ends its sign-ins through the same pipeline.
-  exports: [SignInPipelineService, LoginSessionService, SsoSignOutService],
+  // The SAML service provider ends its sign-ins through the same pipeline, records them for sign-out and
+  // ends the sessions its IdP names through the same services.
+  exports: [SignInPipelineService, LoginSessionService, SsoSessionLinkService, SsoLogoutService, SsoIdpLogoutService],
 })
 export class SsoLoginModule {}

@@ -8,14 +8,18 @@ import { ApiErrors, ApiRedirect } from '../../../common/decorators/api-errors.de
 import type { Principal } from '../../../common/principal';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import { BackchannelLogoutFormDto, BackchannelLogoutResultDto, SsoLogoutDto, SsoLogoutStartedDto } from './sso-login.dto';
-import { SsoSignOutService } from './sso-sign-out.service';
+import { SsoIdpLogoutService } from './sso-idp-logout.service';
+import { SsoLogoutService } from './sso-logout.service';
 
 @ApiTags('sso')
 // These routes open their own system-context transactions (and may call the IdP's metadata).
 @NoRequestTransaction()
 @Controller('sso/logout')
 export class SsoLogoutController {
-  constructor(private readonly signOut: SsoSignOutService) {}
+  constructor(
+    private readonly logouts: SsoLogoutService,
+    private readonly idpLogouts: SsoIdpLogoutService,
+  ) {}
 
   /**
    * Signs out, and answers where the browser goes to be signed out at the identity provider too.
@@ -32,7 +36,7 @@ export class SsoLogoutController {
   @Auth()
   @ApiErrors({ 403: ['forbidden'] })
   logout(@CurrentPrincipal() principal: Principal, @Body() dto: SsoLogoutDto): Promise<SsoLogoutStartedDto> {
-    return this.signOut.logout(principal, dto.redirect);
+    return this.logouts.logout(principal, dto.redirect);
   }
 
   /**
@@ -47,7 +51,7 @@ export class SsoLogoutController {
   @ApiRedirect('to the path the sign-out named')
   @ApiQuery({ name: 'state', required: false, description: 'The return path the sign-out sent to the identity provider.', schema: { type: 'string' } })
   returned(@Query('state') state: unknown, @Res() res: Response): void {
-    res.redirect(302, this.signOut.returnLocation(state));
+    res.redirect(302, this.logouts.returnLocation(state));
   }
 
   /**
@@ -68,6 +72,6 @@ export class SsoLogoutController {
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiErrors({ 400: ['invalid_logout_token'] })
   backchannel(@UuidParam('providerId') providerId: string, @Body() form: BackchannelLogoutFormDto): Promise<BackchannelLogoutResultDto> {
-    return this.signOut.backchannel(providerId, form.logout_token);
+    return this.idpLogouts.backchannel(providerId, form.logout_token);
   }
 }

@@ -4,7 +4,7 @@ import type { VerifiedSignIn } from '../login/account-resolver.service';
 import { domainAllowed } from '../login/oidc-claims.util';
 import { LoginRejection } from '../login/sso-login.errors';
 import { LoginProviderRow, LoginSessionRow } from '../login/sso-login.repository';
-import { SsoSignOutService } from '../login/sso-sign-out.service';
+import { SsoSessionLinkService } from '../login/sso-session-link.service';
 import { MintedSignIn, OpenedSignIn, SignInPipelineService, SignInProtocol, SignInResult, SignInTraits } from '../sign-in/sign-in-pipeline.service';
 import { assertionExpiryMs, checkAssertion, checkResponseEnvelope, readAssertion, SamlAssertion } from './saml-assertion.util';
 import { mapSamlFields, samlExternalId, samlIdentity } from './saml-attributes.util';
@@ -58,7 +58,7 @@ export class SamlAcsService implements SignInProtocol<AcsForm, SamlSettings, Sam
     private readonly tx: TenantTransactionService,
     private readonly sp: SamlSpService,
     private readonly cache: SamlRequestCacheService,
-    private readonly signOut: SsoSignOutService,
+    private readonly sessionLinks: SsoSessionLinkService,
     private readonly keys: SamlSpKeysService,
     private readonly keysRepo: SamlSpKeysRepository,
   ) {}
@@ -157,6 +157,6 @@ export class SamlAcsService implements SignInProtocol<AcsForm, SamlSettings, Sam
   /** What the IdP's LogoutRequest will name this session by (Single Logout). */
   recordSession(minted: MintedSignIn, verified: VerifiedSignIn<SamlSessionNames>, opened: OpenedSignIn<SamlSettings>): Promise<void> {
     const { nameId, nameIdFormat, sessionIndex } = verified.evidence;
-    return this.signOut.recordSamlSignIn(minted, opened.provider.id, nameId, nameIdFormat, sessionIndex);
+    return this.sessionLinks.recordSamlSignIn(minted, opened.provider.id, nameId, nameIdFormat, sessionIndex);
   }
 }

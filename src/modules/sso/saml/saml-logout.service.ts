@@ -7,7 +7,8 @@ import { ownerOf } from '../login/login-provider.util';
 import { safeRedirectPath } from '../login/redirect-path.util';
 import { LoginSessionService } from '../sign-in/login-session.service';
 import type { SessionLinkRow } from '../login/sso-sign-out.repository';
-import { SamlLogoutStarter, SsoSignOutService } from '../login/sso-sign-out.service';
+import { SsoIdpLogoutService } from '../login/sso-idp-logout.service';
+import { SamlLogoutStarter, SsoLogoutService } from '../login/sso-logout.service';
 import { isAcceptableBrowserUrl } from '../providers/provider-config.util';
 import { samlSettings, SamlSettings } from './saml-provider.util';
 import { SamlRequestCacheService } from './saml-request-cache.service';
@@ -35,7 +36,7 @@ export const SLO_FAILURE_LOCATION = '/login?error=sso_error';
 
 /**
  * SAML 2.0 Single Logout over HTTP-Redirect, through node-saml, at `/sso/saml/slo/:providerId`.
- * SP-initiated: the user signs out here (SsoSignOutService.logout), the browser carries our signed
+ * SP-initiated: the user signs out here (SsoLogoutService.logout), the browser carries our signed
  * LogoutRequest to the IdP, and the IdP's signed LogoutResponse comes back here. IdP-initiated: the
  * IdP's signed LogoutRequest ends the sessions of that NameID (and SessionIndex) at this provider,
  * and the browser goes back with our signed LogoutResponse. Every message must be signed (node-saml
@@ -47,7 +48,8 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
   private readonly logger = new Logger(SamlLogoutService.name);
 
   constructor(
-    private readonly signOut: SsoSignOutService,
+    private readonly logouts: SsoLogoutService,
+    private readonly idpLogouts: SsoIdpLogoutService,
     private readonly loginSessions: LoginSessionService,
     private readonly repo: SamlRepository,
     private readonly keysRepo: SamlSpKeysRepository,
@@ -60,7 +62,7 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
   ) {}
 
   onModuleInit(): void {
-    this.signOut.useSamlLogout(this);
+    this.logouts.useSamlLogout(this);
   }
 
   /** SP-initiated: the IdP's Single Logout URL with our signed LogoutRequest, or null without one configured. */
@@ -120,7 +122,7 @@ export class SamlLogoutService implements OnModuleInit, SamlLogoutStarter {
       return this.repo.consumeAssertion(tenant, `logout-request:${message.id}`, new Date(Date.now() + MAX_MESSAGE_AGE_MS + 2 * SAML_CLOCK_SKEW_MS));
     });
     if (!fresh) throw new SamlValidationError('logout_request_replayed');
-    const sessionsEnded = await this.signOut.endNamedSessions(
+    const sessionsEnded = await this.idpLogouts.endNamedSessions(
       { providerId: tenant.providerId, subject: message.nameId, idpSessionId: message.sessionIndex },
       tenant,
       'saml_idp_logout',

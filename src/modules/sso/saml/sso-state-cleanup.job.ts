@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { TenantTransactionService } from '../../../infra/database/tenant-transaction.service';
 import { JobsService } from '../../../infra/jobs/jobs.service';
 import { LoginSessionService } from '../sign-in/login-session.service';
-import { SsoSignOutService } from '../login/sso-sign-out.service';
+import { SsoSessionLinkService } from '../login/sso-session-link.service';
 import { SamlRepository } from './saml.repository';
 
 export const SSO_CLEANUP_QUEUE = 'sso_state_cleanup';
@@ -26,7 +26,7 @@ export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly loginSessions: LoginSessionService,
     private readonly saml: SamlRepository,
-    private readonly signOut: SsoSignOutService,
+    private readonly sessionLinks: SsoSessionLinkService,
     private readonly tx: TenantTransactionService,
     private readonly jobs: JobsService,
   ) {}
@@ -45,7 +45,7 @@ export class SsoStateCleanupJob implements OnModuleInit, OnModuleDestroy {
     this.running ??= this.tx
       .withSystemContext('remove expired sign-in state of every tenant', async () => {
         await this.loginSessions.sweepExpired();
-        await this.signOut.sweepExpiredLinks();
+        await this.sessionLinks.sweepExpiredLinks();
         await this.saml.sweepExpiredRequests();
         await this.saml.sweepConsumedAssertions();
       })
