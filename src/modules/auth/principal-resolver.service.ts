@@ -16,8 +16,6 @@ import { ScimConnectionLookup } from './scim-connection-lookup';
 const CACHE_MAX_ENTRIES = 10_000;
 /** The most agent tokens one lookup statement asks for. */
 export const AGENT_LOOKUP_BATCH = 500;
-/** Token lookup statements on their way at once at most; lookups that arrive meanwhile go together in the next. */
-export const AGENT_LOOKUPS_IN_FLIGHT = 2;
 
 
 /** The channel the database announces changes to callers on (migration 1763702400000): `<kind>:<id>`. */
@@ -42,15 +40,8 @@ export class PrincipalResolverService implements PrincipalSource, PrincipalCache
    * it read into the cache after the revocation dropped it (it would outlive the revocation by a TTL).
    */
   private epoch = 0;
-  /**
-   * Agent tokens not found in the cache, gathered (common/gatherer.ts): those arriving in one turn of
-   * the event loop, or while AGENT_LOOKUPS_IN_FLIGHT earlier lookups are on their way, are looked up
-   * in one statement.
-   */
-  private readonly agentLookups = new Gatherer<string, AgentRow | null>((hashes) => this.lookUpAgents(hashes), {
-    perCall: AGENT_LOOKUP_BATCH,
-    inFlight: AGENT_LOOKUPS_IN_FLIGHT,
-  });
+  /** Agent tokens not found in the cache, gathered (common/gatherer.ts): those arriving in one turn of the event loop are looked up in one statement. */
+  private readonly agentLookups = new Gatherer<string, AgentRow | null>((hashes) => this.lookUpAgents(hashes), AGENT_LOOKUP_BATCH);
 
   constructor(
     private readonly tokens: TokenService,
@@ -242,7 +233,7 @@ export class PrincipalResolverService implements PrincipalSource, PrincipalCache
 
   /**
    * An agent token's principal. Lookups are gathered until the event loop has read what arrived
-   * with them, and while earlier lookups are on their way, and answered in one statement per
+   * with them, and answered in one statement per
    * AGENT_LOOKUP_BATCH tokens: after a restart a whole fleet reconnects within seconds, each agent
    * missing the cache, and one statement for hundreds of them costs little more than one for one.
    * It runs in system context of its own, outside any request's transaction: the guard resolves

@@ -9,14 +9,10 @@ export const COMMANDS_PER_FETCH = 50;
 /** Reads sent in one statement at most: a statement for hundreds costs little more than one for one, and none waits on a very long one. */
 export const QUEUE_READS_PER_STATEMENT = 200;
 
-/** Read statements on their way at once at most; reads that arrive meanwhile go together in the next. */
-export const QUEUE_READ_STATEMENTS_IN_FLIGHT = 2;
-
 /**
  * Agents' reads of their command queues (polls, and the reads that start and wake held waits),
- * gathered (common/gatherer.ts): what arrives in one turn of the event loop, or while
- * QUEUE_READ_STATEMENTS_IN_FLIGHT earlier reads are on their way, goes as one statement of up to
- * QUEUE_READS_PER_STATEMENT reads (docs/pam-lifecycle.md, "A fleet coming back"). After a deploy a
+ * gathered (common/gatherer.ts): what arrives in one turn of the event loop goes as one statement
+ * of up to QUEUE_READS_PER_STATEMENT reads (docs/pam-lifecycle.md, "A fleet coming back"). After a deploy a
  * fleet of 10,000 agents reconnects within seconds, each wait starting with a read: one statement
  * each was the instance's largest cost in that storm (a message each way per agent, on a machine
  * where a socket write is dear). A read that goes alone runs as it always did: one statement alone,
@@ -27,10 +23,7 @@ export const QUEUE_READ_STATEMENTS_IN_FLIGHT = 2;
  */
 @Injectable()
 export class CommandQueueReads {
-  private readonly gathered = new Gatherer<{ read: QueueRead; scope: TenantScope }, Take>((reads) => this.send(reads), {
-    perCall: QUEUE_READS_PER_STATEMENT,
-    inFlight: QUEUE_READ_STATEMENTS_IN_FLIGHT,
-  });
+  private readonly gathered = new Gatherer<{ read: QueueRead; scope: TenantScope }, Take>((reads) => this.send(reads), QUEUE_READS_PER_STATEMENT);
 
   constructor(
     private readonly commands: DeviceCommandService,
