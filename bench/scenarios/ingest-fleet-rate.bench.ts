@@ -11,6 +11,25 @@ const RATE = 100;
 const STEADY_SECONDS = Number(process.env.BENCH_FLEET_STEADY_SECONDS ?? 60);
 const WRITERS = 8;
 
+/** The instance's metrics token (production needs one to answer /metrics). */
+const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123';
+
+/** Per kind of collection: how many, their total, and how many took over 10 and over 100 ms (the histogram's buckets). */
+function gcSummary(metrics: string): string {
+  const kinds = new Map<string, { count: number; sum: number; under10: number; under100: number }>();
+  for (const line of metrics.split('\n')) {
+    const m = /^nodejs_gc_duration_seconds_(count|sum|bucket)\{(?:le="([^"]+)",)?kind="([a-z]+)"\} (\S+)/.exec(line);
+    if (!m) continue;
+    const k = kinds.get(m[3]) ?? { count: 0, sum: 0, under10: 0, under100: 0 };
+    if (m[1] === 'count') k.count = Number(m[4]);
+    else if (m[1] === 'sum') k.sum = Number(m[4]);
+    else if (m[2] === '0.01') k.under10 = Number(m[4]);
+    else if (m[2] === '0.1') k.under100 = Number(m[4]);
+    kinds.set(m[3], k);
+  }
+  return [...kinds].map(([kind, k]) => `${kind} ${k.count} (${Math.round(k.sum * 1000)} ms; over 10 ms: ${k.count - k.under10}, over 100 ms: ${k.count - k.under100})`).join(', ');
+}
+
 function ruleBody(orgId: string, i: number): string {
   const kind = i % 3;
   return JSON.stringify({
@@ -45,7 +64,12 @@ export const scenario: Scenario = {
     };
 
     const port = await freePort();
-    const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, ...(process.env.BENCH_FLEET_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_FLEET_POOL } : {}), PORT: String(port) });
+    const service = startChild(join(__dirname, '..', '..', 'src', 'main.js'), {
+      ...ctx.serviceEnv,
+      ...(process.env.BENCH_FLEET_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_FLEET_POOL } : {}),
+      METRICS_TOKEN,
+      PORT: String(port),
+    });
     const url = `http://127.0.0.1:${port}`;
     try {
       await waitUntil(service, async () => (await fetch(`${url}/api/v1/health/ready`)).ok);
@@ -69,6 +93,9 @@ export const scenario: Scenario = {
       const seconds = afterRules.perSecondP99!;
       const steady = seconds.slice(3);
       const worst = Math.max(...steady);
+      // Garbage collection by kind over the run (prom-client's nodejs_gc_duration_seconds): is a slow second a long pause?
+      const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      console.log(`  garbage collection: ${gcSummary(metrics)}`);
       console.log(`  each second's p99 after the rules (ms), from ${afterRules.startedAt!.toISOString().slice(11, 23)} (monotonic ${afterRules.startedMonotonicUs} µs): ${seconds.join(' ')}`);
       const name = `agent ingest, ${RATE}/s open loop`;
       return {

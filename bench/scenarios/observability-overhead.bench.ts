@@ -45,9 +45,10 @@ function cpuMs(pid: number): number {
 
 async function startInstance(ctx: BenchContext, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  // API instances (START_JOBS=false): three instances with their job workers would also take the
-  // database's last connections, and the runner's own app runs the jobs.
-  const child = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, METRICS_TOKEN, START_JOBS: 'false', ...env, PORT: String(port) });
+  // API instances (START_JOBS=false, the runner's own app runs the jobs) with pools of 10: three
+  // instances of the default 20, warmed in full, and their job workers would take the database's last
+  // connections (max_connections 100), and a refused connection answers 503.
+  const child = startChild(join(__dirname, '..', '..', 'src', 'main.js'), { ...ctx.serviceEnv, METRICS_TOKEN, START_JOBS: 'false', DATABASE_POOL_SIZE: '10', ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(child, async () => (await fetch(`${url}/api/v1/health/ready`)).ok);
   return { url, child };
@@ -118,11 +119,13 @@ export const scenario: Scenario = {
     const orgsRequest = { method: 'GET' as const, path: '/api/v1/organizations', headers: { authorization: `Bearer ${await ctx.token(ids.u)}` } };
 
     const sink = await otlpSink();
-    const off = await startInstance(ctx, {});
-    const all = await startInstance(ctx, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
-    const tenth = await startInstance(ctx, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
-    const traced = { all, tenth };
-    const scrapers = [all, tenth].map((i) => setInterval(() => void fetch(`${i.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text()).catch(() => undefined), 1000));
+    const started: { url: string; child: ChildProcess }[] = [];
+    const start = async (env: Record<string, string>) => {
+      const instance = await startInstance(ctx, env);
+      started.push(instance);
+      return instance;
+    };
+    const scrapers: NodeJS.Timeout[] = [];
     const seconds = ctx.durationSeconds;
     const loads = {
       ingest: { connections: 50, requests: [{ setupRequest: () => ingest(Math.floor(Math.random() * DEVICES)) }] as autocannon.Request[] },
@@ -131,6 +134,13 @@ export const scenario: Scenario = {
     type Runs = { off: Measured[]; all: Measured[]; tenth: Measured[] };
     const results: Record<keyof typeof loads, Runs> = { ingest: { off: [], all: [], tenth: [] }, organizations: { off: [], all: [], tenth: [] } };
     try {
+      const off = await start({});
+      const all = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
+      const tenth = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+      const traced = { all, tenth };
+      for (const i of [all, tenth]) {
+        scrapers.push(setInterval(() => void fetch(`${i.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text()).catch(() => undefined), 1000));
+      }
       for (const [name, l] of Object.entries(loads) as [keyof typeof loads, (typeof loads)['ingest']][]) {
         // One short load on each first: the first seconds of an instance are not what this measures.
         for (const i of [off, all, tenth]) await measure(i.url, i.child.pid!, l.connections, 3, l.requests);
@@ -141,7 +151,8 @@ export const scenario: Scenario = {
       }
     } finally {
       scrapers.forEach(clearInterval);
-      for (const i of [off, all, tenth]) i.child.kill('SIGTERM');
+      // Every instance that started, also when a later one failed to: none outlives the run.
+      for (const i of started) i.child.kill('SIGTERM');
       await sink.close();
     }
     if (sink.bytes() === 0) throw new Error('the traced instances exported no span: the comparison would measure nothing');
