@@ -1,5 +1,8 @@
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 
+/** The metrics token of the service instances the scenarios start (production answers /metrics only with one). */
+export const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123';
+
 /** The process listening on the service's port (Linux: /proc), or null when it cannot be found. */
 export function servicePid(baseUrl: string): number | null {
   const port = Number(new URL(baseUrl).port);

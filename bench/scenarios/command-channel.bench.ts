@@ -7,6 +7,7 @@ import { freePort } from '../../src/infra/database/embedded-postgres';
 import { tokenHash } from '../../src/infra/crypto/secret-box.service';
 import { startPgBouncer, type PgBouncer } from '../../test/support/pgbouncer';
 import type { BenchContext, CustomResult, Scenario } from '../bench.types';
+import { METRICS_TOKEN } from '../service-process';
 import { openLoop, promptBody, startChild, waitUntil } from './ingest.bench';
 
 /**
@@ -25,8 +26,6 @@ const SAMPLES = Number(process.env.BENCH_COMMAND_SAMPLES ?? 200);
 const HELD = Number(process.env.BENCH_HELD_WAITS ?? 10_000);
 /** Devices beside the held fleet that send prompts during the reconnection. */
 const INGEST_AGENTS = 400;
-/** The instances' metrics token (production needs one to answer /metrics). */
-const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123';
 /** Commands actuated per second while the waits are held (one after the other, not in a burst). */
 const PACE_PER_SECOND = 20;
 
@@ -164,7 +163,7 @@ interface Storm {
   connectMs: number;
 }
 
-/** The instance's count of held waits, from its metrics (METRICS_TOKEN below). */
+/** The instance's count of held waits, from its metrics. */
 async function waitsHeld(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   return Number(/^rmm_agent_command_waits (\d+)/m.exec(text)?.[1] ?? 0);

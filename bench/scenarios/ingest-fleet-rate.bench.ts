@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import type { CustomResult, Scenario } from '../bench.types';
+import { METRICS_TOKEN } from '../service-process';
 import { seedColdOrg } from './ingest-cold-start.bench';
 import { openLoop, promptBody, startChild, waitUntil } from './ingest.bench';
 
@@ -11,8 +12,6 @@ const RATE = 100;
 const STEADY_SECONDS = Number(process.env.BENCH_FLEET_STEADY_SECONDS ?? 60);
 const WRITERS = 8;
 
-/** The instance's metrics token (production needs one to answer /metrics). */
-const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123';
 
 /** Per kind of collection: how many, their total, and how many took over 10 and over 100 ms (the histogram's buckets). */
 function gcSummary(metrics: string): string {

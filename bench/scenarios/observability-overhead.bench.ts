@@ -9,6 +9,7 @@ import { httpMetrics } from '../../src/infra/metrics/metrics-endpoint';
 import { MetricsService } from '../../src/infra/metrics/metrics.service';
 import { freePort } from '../../src/infra/database/embedded-postgres';
 import type { BenchContext, CustomResult, Scenario } from '../bench.types';
+import { METRICS_TOKEN } from '../service-process';
 import { DEVICES, seedIngest, startChild, waitUntil } from './ingest.bench';
 
 /**
@@ -29,7 +30,6 @@ import { DEVICES, seedIngest, startChild, waitUntil } from './ingest.bench';
  * CPU per ingest.
  */
 const ROUNDS = 3;
-const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123';
 const ORGS = 50;
 
 interface Measured {
