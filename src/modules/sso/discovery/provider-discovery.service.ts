@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DiscoveryError, OidcEndpointName, SafeFetchError } from '../../../infra/net/net.errors';
 import { DiscoveredOidcEndpoints, discoverOidc } from '../../../infra/net/oidc-discovery.util';
 import { SafeFetchService } from '../../../infra/net/safe-fetch.service';
-import { EndpointField } from '../providers/provider-config.util';
+import type { EndpointField } from './oidc-endpoint-fields';
 import { IdpNetworkService } from './idp-network.service';
 
 const DOCUMENT_FIELD: Record<EndpointField, OidcEndpointName> = {

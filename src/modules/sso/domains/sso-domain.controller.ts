@@ -4,7 +4,7 @@ import { Auth, CurrentPrincipal } from '../../../common/decorators/auth.decorato
 import { NoRequestTransaction } from '../../../common/decorators/no-request-transaction.decorator';
 import { UuidParam } from '../../../common/pipes/uuid.pipe';
 import type { Principal } from '../../../common/principal';
-import { SsoSuccessDto } from '../providers/sso-provider.dto';
+import { SsoSuccessDto } from '../sso.dto';
 import { ClaimSsoDomainDto, ListSsoDomainsQueryDto, SsoDomainListDto, SsoDomainResponseDto } from './sso-domain.dto';
 import { SsoDomainService } from './sso-domain.service';
 import { ApiErrors } from '../../../common/decorators/api-errors.decorator';

@@ -8,7 +8,7 @@ import { IdpNetworkService } from '../discovery/idp-network.service';
 import { normaliseDomain } from '../../../infra/net/domain.util';
 import { SsoErrors } from '../sso.errors';
 import type { ClaimSsoDomainDto, ListSsoDomainsQueryDto, SsoDomainDto, SsoDomainListDto, SsoDomainResponseDto } from './sso-domain.dto';
-import type { SsoSuccessDto } from '../providers/sso-provider.dto';
+import type { SsoSuccessDto } from '../sso.dto';
 import type { SsoDomainEntity } from './sso-domain.entity';
 import { SsoDomainRepository } from './sso-domain.repository';
 

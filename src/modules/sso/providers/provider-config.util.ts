@@ -5,8 +5,6 @@ import { SsoProviderConfig, SsoProviderType } from './sso-provider.types';
 /** Fields that only mean something for one protocol; sending them for the other is an error. */
 export const OIDC_ONLY_FIELDS = ['issuer', 'clientId', 'clientSecret', 'authorizationUrl', 'tokenUrl', 'userInfoUrl', 'jwksUrl', 'scopes'] as const;
 export const SAML_ONLY_FIELDS = ['entityId', 'ssoUrl', 'certificate', 'nameIdFormat', 'forceAuthn', 'idpMetadataXml', 'idpMetadataUrl'] as const;
-export const ENDPOINT_FIELDS = ['authorizationUrl', 'tokenUrl', 'userInfoUrl', 'jwksUrl'] as const;
-export type EndpointField = (typeof ENDPOINT_FIELDS)[number];
 
 export const MAX_ALLOWED_DOMAINS_LENGTH = 1000;
 export const MAX_CERTIFICATE_LENGTH = 65536;

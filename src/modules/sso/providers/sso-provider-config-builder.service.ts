@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../../infra/config/app-config';
 import { SecretBoxService } from '../../../infra/crypto/secret-box.service';
 import { callerVisible, DiscoveryError } from '../../../infra/net/net.errors';
 import { DiscoveredOidcEndpoints } from '../../../infra/net/oidc-discovery.util';
+import { ENDPOINT_FIELDS, type EndpointField } from '../discovery/oidc-endpoint-fields';
 import { ProviderDiscoveryService } from '../discovery/provider-discovery.service';
 import { IdpMetadataImportError, IdpMetadataImporterService } from '../saml/metadata/idp-metadata-importer.service';
 import { SamlErrors } from '../saml/saml.errors';
@@ -12,8 +13,6 @@ import type { IdpMetadata } from '../saml/xml/saml-metadata.util';
 import { SsoErrors } from '../sso.errors';
 import {
   changedFields,
-  ENDPOINT_FIELDS,
-  EndpointField,
   FieldProblem,
   foreignFields,
   isAcceptableBrowserUrl,

@@ -11,9 +11,11 @@ import { PrincipalResolverService } from '../../auth/principal-resolver.service'
 import { SessionService } from '../../auth/session.service';
 import { ProviderDiscoveryService } from '../discovery/provider-discovery.service';
 import { SsoErrors } from '../sso.errors';
-import { ENDPOINT_FIELDS, missingForLogin } from './provider-config.util';
+import { ENDPOINT_FIELDS } from '../discovery/oidc-endpoint-fields';
+import { missingForLogin } from './provider-config.util';
 import { ownerOf, SsoProviderConfigBuilderService } from './sso-provider-config-builder.service';
-import type { CreateSsoProviderDto, SsoProviderResponseDto, SsoSuccessDto, SsoWarningDto, UpdateSsoProviderDto } from './sso-provider.dto';
+import type { SsoSuccessDto } from '../sso.dto';
+import type { CreateSsoProviderDto, SsoProviderResponseDto, SsoWarningDto, UpdateSsoProviderDto } from './sso-provider.dto';
 import { toProviderDto } from './sso-provider-read.service';
 import { SsoProviderRepository } from './sso-provider.repository';
 import { clientSecretContext, SsoProviderRecord, SsoProviderStatus } from './sso-provider.types';

@@ -12,9 +12,9 @@ import {
   SsoProviderListDto,
   SsoProviderResponseDto,
   SsoProviderTestDto,
-  SsoSuccessDto,
   UpdateSsoProviderDto,
 } from './sso-provider.dto';
+import { SsoSuccessDto } from '../sso.dto';
 import { SsoConnectionTestService } from './sso-connection-test.service';
 import { SsoProviderReadService } from './sso-provider-read.service';
 import { SsoProviderWriteService } from './sso-provider-write.service';

@@ -156,10 +156,6 @@ export class SsoProviderListDto {
   providers: SsoProviderDto[];
 }
 
-export class SsoSuccessDto {
-  success: true;
-}
-
 export class SsoPresetParameterDto {
   name: string;
   kind: 'host' | 'segment';
