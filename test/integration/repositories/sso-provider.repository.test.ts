@@ -5,7 +5,7 @@ import { SsoProviderEntity } from '../../../src/modules/sso/providers/sso-provid
 import { SsoProviderRepository, type NewProvider } from '../../../src/modules/sso/providers/sso-provider.repository';
 import { DEFAULT_ATTRIBUTE_MAPPING, type SsoOwner } from '../../../src/modules/sso/providers/sso-provider.types';
 import { orgPrincipal, partnerPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
-import { seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
+import { seedTenants, type TenantRows, insertExchangeCode } from '../../support/medium/tenant-rows';
 
 /**
  * SSO providers as administrators and the sign-in flows read and change them: an organization's for
@@ -260,13 +260,7 @@ describe('SsoProviderRepository', () => {
           t.adminA,
           t.orgA,
         ])).rows[0].id;
-      const code = (sessionId: string) =>
-        m.owner.query(`INSERT INTO sso_exchange_codes (org_id, code_hash, session_id, user_id, tokens, expires_at) VALUES ($1, $2, $3, $4, 'sealed', now() + interval '1 minute')`, [
-          t.orgA,
-          randomBytes(32).toString('hex'),
-          sessionId,
-          t.adminA,
-        ]);
+      const code = (sessionId: string) => insertExchangeCode(m.owner, t.orgA, t.adminA, sessionId);
       const [ended, kept] = [await session(), await session()];
       await code(ended);
       await code(ended);

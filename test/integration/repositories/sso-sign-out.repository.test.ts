@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SsoSignOutRepository, type NewSessionLink } from '../../../src/modules/sso/login/sso-sign-out.repository';
 import { orgPrincipal, startMedium, type Medium } from '../../support/medium/medium-harness';
-import { seedTenants, type TenantRows } from '../../support/medium/tenant-rows';
+import { seedTenants, type TenantRows, insertExchangeCode } from '../../support/medium/tenant-rows';
 
 /**
  * The sign-out tables: which IdP session each of our sessions came from, and the logout tokens
@@ -167,13 +167,7 @@ describe('SsoSignOutRepository', () => {
   });
 
   describe('dropSignInState and sweepExpiredLinks', () => {
-    const code = (sessionId: string) =>
-      m.owner.query(`INSERT INTO sso_exchange_codes (org_id, code_hash, session_id, user_id, tokens, expires_at) VALUES ($1, $2, $3, $4, 'sealed', now() + interval '1 minute')`, [
-        t.orgA,
-        randomBytes(32).toString('hex'),
-        sessionId,
-        t.adminA,
-      ]);
+    const code = (sessionId: string) => insertExchangeCode(m.owner, t.orgA, t.adminA, sessionId);
     const codes = async (sessionIds: string[]) => (await m.owner.query(`SELECT count(*)::int AS n FROM sso_exchange_codes WHERE session_id = ANY ($1::uuid[])`, [sessionIds])).rows[0].n;
 
     it('drops the exchange codes and links of the ended sessions only, and nothing for none', async () => {

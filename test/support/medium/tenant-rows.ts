@@ -160,6 +160,14 @@ export interface RequestRow {
   path?: string;
 }
 
+/** An unredeemed SSO sign-in code of a session (owner connection), valid for a minute. */
+export async function insertExchangeCode(owner: Client, orgId: string, userId: string, sessionId: string): Promise<void> {
+  await owner.query(
+    `INSERT INTO sso_exchange_codes (org_id, code_hash, session_id, user_id, tokens, expires_at) VALUES ($1, $2, $3, $4, 'sealed', now() + interval '1 minute')`,
+    [orgId, randomBytes(32).toString('hex'), sessionId, userId],
+  );
+}
+
 /** Stores an elevation request as history (owner connection) and returns its id. */
 export async function insertRequest(owner: Client, r: RequestRow): Promise<string> {
   const status = r.status ?? 'pending';
